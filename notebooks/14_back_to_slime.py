@@ -154,8 +154,9 @@ print("✓ the timeout ended our wait; the child ran on until we killed and reap
 # thread is started; macOS has no pidfd and keeps the thread per child, and so does Linux
 # when a security policy (a seccomp profile, as in some containers) refuses the call: asyncio
 # tries `os.pidfd_open` once and falls back to the thread if it fails. The folded cell below
-# asks `threading.enumerate()` the same way. (The child-watcher classes were deprecated in 3.12
-# and removed in 3.14.)
+# makes the same test, starts one child, and lists the threads that watch it with
+# `threading.enumerate()`. (The child-watcher classes were deprecated in 3.12 and removed in
+# 3.14.)
 #
 # On Windows, which has no signals to kill with, a killed child's return code is positive,
 # not minus the signal.
@@ -214,11 +215,11 @@ assert child.returncode == 0
 #
 # Every step is something earlier chapters taught. The new question is whether the pieces
 # still clean up when they are combined and something goes wrong in the middle. The course
-# rebuilds the chain in miniature as `agent_task(task, fault, permits)`, which returns an
-# `Outcome(task, status, reward, agent_exit_code)`; the work is scaled down from slime's
-# minutes to hundredths of a second. Its code is in the folded cells below, and the sections
-# after the batch take it apart step by step. The third folded cell runs one clean task
-# through it, as a first check, before the batch.
+# rebuilds the chain in miniature as `agent_task`, with the work scaled down from slime's
+# minutes to hundredths of a second. The first folded cell below holds the helpers it calls,
+# its time limits and the instruments that record a run; the second holds `agent_task` as it
+# runs. Under them is its code, without the one line that draws the harness step on the
+# timeline.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the set-up: the helpers agent_task calls, the time limits, the sandbox model, the instruments"}
 BOOT_LIMIT = 2
@@ -363,7 +364,7 @@ class Outcome:
     agent_exit_code: int | None = None
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show agent_task, the chain in miniature (taken apart after the batch)"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show agent_task as it runs, with the line that draws its harness step"}
 async def agent_task(task: str, fault: str, permits: asyncio.Semaphore,
                      harness=run_harness, work: float = 0.02, budget: float = BUDGET,
                      guard: float | None = None) -> Outcome:
@@ -389,24 +390,67 @@ async def agent_task(task: str, fault: str, permits: asyncio.Semaphore,
         await drop_session(task)
 
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show a first run: one clean task"}
-clean = await asyncio.wait_for(
-    agent_task("clean", "none", asyncio.Semaphore(BOOT_LIMIT)),  # BOOT_LIMIT = 2 boots
-    timeout=guard_for(BUDGET) + REAP_TIMEOUT)  # a bound: the task's guard, plus a reap
-clean_history = registry.history("clean")  # the batch starts a fresh ledger: kept for step 3
-print(clean)
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show how this listing is made"}
+from IPython.display import Markdown, display
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-assert clean.status == "ok" and clean.reward == 1.0 and clean.agent_exit_code == 0
-assert clean_history == [
-    "acquire session", "acquire boot permit", "release boot permit", "acquire sandbox", "acquire child",
-    "release child", "release sandbox", "acquire grader", "release grader", "release session"]
-registry.assert_no_leak()
-print("✓ one clean task: reward 1.0, every resource taken and given back in nested order")
+from lab_snippets.showcode import source_lines
+
+
+def plain_lines(function, instruments: tuple[str, ...]) -> list[str]:
+    """The function's real source, read at run time, without the lines holding an instrument;
+    the block of an instrument `with` keeps its lines, moved one level out."""
+    lines, kept, skip_indent = source_lines(function), [], None
+    for line in lines:
+        indent = len(line) - len(line.lstrip())
+        if skip_indent is not None and line.strip() and indent <= skip_indent:
+            skip_indent = None
+        if any(mark in line for mark in instruments):
+            if line.rstrip().endswith(":"):
+                skip_indent = indent
+            continue
+        kept.append(line[4:] if skip_indent is not None else line)
+    return kept
+
+
+def show_listing(function, instruments: tuple[str, ...] = (), plain: bool = False) -> None:
+    """The function's real source; with `plain`, without its instrument lines; else with them marked."""
+    if plain:
+        lines = plain_lines(function, instruments)
+    else:
+        lines = [line + "  # instrument" if any(mark in line for mark in instruments) else line
+                 for line in source_lines(function)]
+    display(Markdown("```python\n" + "\n".join(lines) + "\n```"))
+
+
+show_listing(agent_task, instruments=("# instrument", "phase(task,"), plain=True)
 
 # %% [markdown]
-# Seven tasks start together under a boot limit of two, `BOOT_LIMIT`. One is clean; the others each meet
-# the one fault `faults` names for them, and `options` gives three of them other settings.
+# The numbers in the comments are the six steps above. `agent_task` calls seven names from
+# the set-up cell, and this is all you need to know of them:
+#
+# - `open_session(task)` and `drop_session(task)` take and give back the session (steps 1
+#   and 6);
+# - `guard_for(budget)` is the guard's length: the budget, plus the evaluation's timeout, plus
+#   a margin, so that the guard fires only for a stuck step (step 2); a caller can pass its
+#   own `guard` instead;
+# - `async with boot_sandbox(task, fault, permits) as sandbox` boots a sandbox while holding a
+#   boot permit, tries a failed boot again (three attempts in all, then it raises the last
+#   attempt's error), and on exit closes the sandbox: it kills and reaps whatever still runs
+#   in it (step 3);
+# - `run_harness(sandbox, task, work, budget, hang=...)` runs the harness child in the sandbox
+#   and returns `(exit code, diff)` once the child ends; if the budget runs out first, it
+#   returns `(BUDGET_EXCEEDED, None)` instead of raising (step 4);
+# - `evaluate(task, diff, fault)` grades the diff under its own timeout: reward 1.0 for a
+#   diff, 0.0 for none; it raises if the fault is an evaluation error (step 5);
+# - `Outcome(task, status, reward, agent_exit_code)` is what a task returns.
+#
+# `fault` names the fault to inject, and the helpers act it out: a boot that fails or hangs,
+# a harness child that hangs, a grader that crashes.
+
+# %% [markdown]
+# Seven tasks start together under a boot limit of two, `BOOT_LIMIT`. One is clean; the
+# others each meet the one fault `faults` names for them, and `options` gives three of
+# them other settings.
 
 # %%
 faults = {
@@ -427,12 +471,11 @@ options = {"t4": {"budget": SHORT_BUDGET}, "t6": {"work": 2.0}, "t7": {"guard": 
 # than anything its task waits for.
 #
 # t6's cancel comes from outside, the way a rollout that has collected enough samples cancels
-# the rest. Two more names, used in the answer below: a fault the chain catches becomes
-# `Outcome(task, "aborted: <the exception's type>")`, and `BUDGET_EXCEEDED` is the exit code
-# the harness step reports when the budget runs out. The folded instruments give the batch a fresh registry and timeline, and an event,
+# the rest. The folded instruments give the batch a fresh timeline, a fresh `registry` (the
+# course's ledger: it records each acquire and release of a resource), and an event,
 # `t6_child_started`, that the batch waits for before it counts the 0.1 s. `draw_batch`
-# (folded) draws the timeline, with the letters `phase` records: **B**oot, **H**arness,
-# **E**valuation, **C**lose the sandbox, drop the **S**ession; then what the registry held.
+# (folded) draws the timeline, each step lettered: **B**oot, **H**arness, **E**valuation,
+# **C**lose the sandbox, drop the **S**ession; then what the registry held.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
 # Fresh instruments for the batch; an event set when t6's harness child has started.
@@ -489,11 +532,12 @@ def draw_batch():
 # The lesson in the cell below is four steps: start the seven tasks (t7 first), cancel t6,
 # gather the outcomes with `return_exceptions=True`, print them. The other lines are the
 # course's scaffolding, which you can skip: the wait for `t6_child_started` and the 0.1 s sleep
-# time t6's cancel, the `finally` marked `instrument` bounds the run and leaves no task
-# behind, and `draw_batch()` draws it.
+# time t6's cancel; `bound`, a task's guard plus the time to reap a killed child, bounds the
+# wait; the `finally` marked `instrument` leaves no task behind; and `draw_batch()` draws the
+# run.
 #
-# **Predict.** Which of the seven tasks end with status `ok`? And what does the caller of t6,
-# the task cancelled from outside, get back?
+# **Predict**, from the listing of `agent_task` above. Which of the seven tasks end with
+# status `ok`? And what does the caller of t6, the task cancelled from outside, get back?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 permits = asyncio.Semaphore(BOOT_LIMIT)
@@ -513,7 +557,7 @@ try:
     everything = asyncio.gather(*tasks.values(), return_exceptions=True)
     bound = guard_for(BUDGET) + REAP_TIMEOUT
     results = await asyncio.wait_for(everything, timeout=bound)
-finally:  # instrument: bounds the experiment, leaves no task behind
+finally:  # instrument: leaves no task behind, even if the bound is reached
     for pending in tasks.values():
         pending.cancel()
     await asyncio.gather(*tasks.values(), return_exceptions=True)
@@ -591,60 +635,6 @@ print("✓ no more than two boots at once: the boot semaphore's limit held")
 # %% [markdown]
 # ## Taking the chain apart
 #
-# Here is `agent_task`, the cell folded above the batch, without its one instrument line,
-# with the step numbers as comments. It calls seven names from the folded set-up cell, and
-# this is all you need to know of them:
-#
-# - `open_session(task)` and `drop_session(task)` take and give back the session (steps 1
-#   and 6);
-# - `guard_for(budget)` is the guard's length: the budget, plus the evaluation's timeout, plus
-#   a margin, so that the guard fires only for a stuck step (step 2);
-# - `async with boot_sandbox(task, fault, permits) as sandbox` boots a sandbox while holding a
-#   boot permit, retries a failed boot, and on exit closes the sandbox: it kills and reaps
-#   whatever still runs in it (step 3, shown below);
-# - `run_harness(sandbox, task, work, budget, hang=...)` runs the harness child in the sandbox
-#   until it ends or the budget is spent, and returns `(exit code, diff)` (step 4);
-# - `evaluate(task, diff, fault)` grades the diff under its own timeout: reward 1.0 for a
-#   diff, 0.0 for none; it raises if the fault is an evaluation error (step 5);
-# - `Outcome(task, status, reward, agent_exit_code)` is what a task returns.
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show how these listings are made"}
-from IPython.display import Markdown, display
-
-from lab_snippets.showcode import source_lines
-
-
-def plain_lines(function, instruments: tuple[str, ...]) -> list[str]:
-    """The function's real source, read at run time, without the lines holding an instrument;
-    the block of an instrument `with` keeps its lines, moved one level out."""
-    lines, kept, skip_indent = source_lines(function), [], None
-    for line in lines:
-        indent = len(line) - len(line.lstrip())
-        if skip_indent is not None and line.strip() and indent <= skip_indent:
-            skip_indent = None
-        if any(mark in line for mark in instruments):
-            if line.rstrip().endswith(":"):
-                skip_indent = indent
-            continue
-        kept.append(line[4:] if skip_indent is not None else line)
-    return kept
-
-
-def show_listing(function, instruments: tuple[str, ...] = (), plain: bool = False) -> None:
-    """The function's real source; with `plain`, without its instrument lines; else with them marked."""
-    if plain:
-        lines = plain_lines(function, instruments)
-    else:
-        lines = [line + "  # instrument" if any(mark in line for mark in instruments) else line
-                 for line in source_lines(function)]
-    display(Markdown("```python\n" + "\n".join(lines) + "\n```"))
-
-
-show_listing(agent_task, instruments=("# instrument", "phase(task,"), plain=True)
-
-# %% [markdown]
-# ## Step 3, the boot: where the permit is held
-#
 # Nested, the chain looks like this. Each level gives back what it took before the one around
 # it does:
 #
@@ -655,6 +645,11 @@ show_listing(agent_task, instruments=("# instrument", "phase(task,"), plain=True
 #       - `run_harness`: the harness child in the sandbox, until it ends or the budget is
 #         spent;
 #     - `evaluate`: grade the diff, under `EVAL_TIMEOUT`.
+#
+# The two sections below look inside step 3, the boot, and step 4, the harness.
+
+# %% [markdown]
+# ## Step 3, the boot: where the permit is held
 #
 # Booting, `boot_sandbox`, is chapter 10's context manager: it takes a
 # permit of the boot {term}`semaphore` with `async with permits`, retries a failed boot after
@@ -676,27 +671,39 @@ show_listing(boot_sandbox, instruments=BOOT_INSTRUMENTS)  # marks the instrument
 # %% [markdown]
 # ## Predict: when is the boot permit given back?
 #
-# The clean task that ran before the batch recorded its history in `registry`, the course's
-# ledger: each acquire and release of five kinds of resource (the session, a boot permit, the
-# sandbox, a child and the evaluation's `"grader"`), in the order they happened. **Predict**,
-# from the listing of `boot_sandbox` above: where in that history does `release boot permit`
-# fall, right after the boot and before `acquire sandbox`, or next to `release sandbox`, when
-# the sandbox closes?
+# The cell below runs one clean task through `agent_task` and prints its history from
+# `registry`, the course's ledger: each acquire and release of five kinds of resource (the
+# session, a boot permit, the sandbox, a child and the evaluation's `"grader"`), in the order
+# they happened. **Predict**, from the listing of `boot_sandbox` above: where in that history
+# does `release boot permit` fall, right after the boot and before `acquire sandbox`, or next
+# to `release sandbox`, when the sandbox closes?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+clean = await asyncio.wait_for(
+    agent_task("clean", "none", asyncio.Semaphore(BOOT_LIMIT)),  # BOOT_LIMIT = 2 boots
+    timeout=guard_for(BUDGET) + REAP_TIMEOUT)  # a bound: the task's guard, plus a reap
 print(clean)
-print(clean_history)
+print(registry.history("clean"))
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert clean.status == "ok" and clean.reward == 1.0 and clean.agent_exit_code == 0
+assert registry.history("clean") == [
+    "acquire session", "acquire boot permit", "release boot permit", "acquire sandbox", "acquire child",
+    "release child", "release sandbox", "acquire grader", "release grader", "release session"]
+registry.assert_no_leak()
+print("✓ one clean task: reward 1.0, every resource taken and given back in nested order")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
 # The permit is given back right after the boot, before the sandbox is even made:
-# `boot_sandbox` holds `async with permits` only around the boot attempt, and the back-off
-# after a failed attempt is taken outside it too. So the permits bound how many tasks *boot*
-# at once, not how many run their harness: any number can be in a sandbox together, which is
-# why the batch's sandbox and child rows climbed above two. The rest of the list is nested. The session is the first
-# thing taken and the last given back, the child is gone before the sandbox closes, and the grader runs after the
-# sandbox is gone.
+# `boot_sandbox` holds `async with permits` only around the boot attempt, and the
+# back-off after a failed attempt is taken outside it too. So the permits bound how many
+# tasks *boot* at once, not how many run their harness: any number can be in a sandbox
+# together, which is why the batch's sandbox and child rows climbed above two. The rest
+# of the list is nested. The session is the first thing taken and the last given back,
+# the child is gone before the sandbox closes, and the grader runs after the sandbox is
+# gone.
 #
 # :::
 
@@ -763,9 +770,9 @@ show_listing(run_harness)
 # :::{dropdown} Why `asyncio.timeout` and not `wait_for`
 #
 # On Python 3.11, `wait_for` could swallow a cancellation that arrived just as the result it
-# waited for came in; the batch below cancels the harness step from outside, so that would
-# lose the cancellation. From 3.12 on, `wait_for` is built on `asyncio.timeout` and the two
-# behave alike.
+# waited for came in; the batch above cancelled t6's harness step from outside, and that
+# cancellation could have been lost. From 3.12 on, `wait_for` is built on `asyncio.timeout`
+# and the two behave alike.
 #
 # :::
 
