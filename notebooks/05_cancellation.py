@@ -391,6 +391,12 @@ print("✓ both callers were cancelled; the shielded save completed, the unshiel
 # cancelled and starts its cleanup then, and cancels `collect` again at 0.03 s, in the middle
 # of that cleanup. It runs once with `gather` in the `finally` and once with `asyncio.wait`.
 #
+# One fact about `gather` that you need here: what `asyncio.gather(...)` returns can be
+# cancelled, and cancelling it cancels each gathered task that has not finished yet. With
+# `return_exceptions=True`, as here, the `gather` then ends only when the last of those tasks
+# has ended, and it raises `CancelledError` instead of returning the list. `asyncio.wait`
+# never cancels the tasks it waits for (chapter 04).
+#
 # **Predict:** with which of the two is the job already gone when `collect` ends? And what
 # does the second cancel do to the job's 0.03 s cleanup in that run? (The shield run showed
 # where a cancel goes from the `await` it lands in.)

@@ -446,16 +446,28 @@ print(f"✓ {len(good)} replies to the good client, in order, the last after all
 # %% [markdown]
 # ## Measure: how much can a writer write before `drain()` waits?
 #
-# `writer.write(data)` never waits: it hands the bytes on and returns. `await
-# writer.drain()` is the point where a writer waits for a slow reader. Below, the server
-# accepts the connection but reads nothing until we set `gate` (`read_gate=gate`), and answers
-# each frame with its length (`reply=`). The client writes 64 KiB frames, each followed by a
+# The cells so far called `await writer.drain()` after their writes without saying why. Here
+# is where the bytes go (asyncio in Python 3.11 to 3.13):
+#
+# - `writer.write(data)` never waits. The transport hands the kernel as many bytes as the
+#   kernel's socket buffers have room for (a send buffer on this socket, a receive buffer on the
+#   peer's), keeps the rest in its own *write buffer*, in your process, and returns. The
+#   event loop passes the kept bytes on later, as the kernel makes room.
+# - `await writer.drain()` looks only at that write buffer. Once it holds more than 65,536
+#   bytes (64 KiB, the *high-water mark*), the transport pauses the writer, and from then on
+#   `drain()` waits until the buffer is down to 16,384 bytes (16 KiB, the *low-water mark*),
+#   which happens only as the reader reads. Until that pause, `drain()` returns at once.
+#   These are the defaults; `writer.transport.set_write_buffer_limits()` changes them.
+#
+# Below, the server accepts the connection but reads nothing until we set `gate`
+# (`read_gate=gate`), and answers each frame with its length (`reply=`). The client writes
+# frames of 65,540 bytes (64 KiB of payload and the 4-byte header), each followed by a
 # `drain()` given 0.5 s, and stops at the first one that does not return in time. Then it lets
 # the server start reading 0.3 s later and calls `drain()` once more. `watch_flow(writer)`
 # (folded) only takes notes for the figure and the check.
 #
-# Predict: after how many 64 KiB frames does a `drain()` first fail to return in 0.5 s:
-# after the first, after a few, or after dozens?
+# Predict: after how many frames does a `drain()` first fail to return in 0.5 s: after the
+# first (one frame alone is past the high-water mark), after a few, or after dozens?
 
 # %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the instruments: watch_flow notes writes, drains, pause and resume"}
 # The instruments: watch_flow wraps the writer's write() and drain() and the protocol's
@@ -571,16 +583,21 @@ def buffer_report(low: int) -> str:
     if seen["blocked_at"] is None or len(around) < 2:
         return f"transport buffer: no waiting drain recorded ({len(flow)} pause/resume calls)"
     (_, paused_with, _), (_, resumed_with, _) = around
-    return (f"transport buffer: {paused_with / 1024:.0f} KiB at the pause, {seen['buffered'] / 1024:.0f} KiB "
-            f"when the drain was found waiting, {resumed_with / 1024:.0f} KiB at the resume "
-            f"(low-water mark {low / 1024:.0f} KiB)")
+    return (f"transport write buffer: {paused_with:,} bytes at the pause, {seen['buffered']:,} "
+            f"when the drain was found waiting, {resumed_with:,} at the resume "
+            f"(low-water mark {low:,})")
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 low, high = seen["limits"]
 written_before = seen["written"]  # counted by watch_flow, the last frame included
-print(f"a drain() first waited after {written_before / 2**20:.1f} MiB written "
-      f"({written_before // len(chunk)} frames of 64 KiB)")
+in_transport = seen["buffered"]  # the write buffer when that drain() was found waiting
+print(f"the first drain() that waited came after frame {written_before // len(chunk)}:",
+      f"{written_before:,} bytes written. Where they were then:")
+passed_on = written_before - in_transport
+print(f"  kept in the transport's write buffer: {in_transport:>9,} bytes",
+      f"(high-water mark {high:,})")
+print(f"  passed on by the transport:           {passed_on:>9,} bytes")
 fig = draw_drain_run()  # folded above
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -604,31 +621,30 @@ print("✓ drain() waited from the transport's pause until the reader read and i
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Not after the first, nor after a few: dozens of `drain()`s returned at once (the printed line
-# gives the count). The buffers fill in turn:
+# Not after the first, nor after a few: dozens of `drain()`s returned at once (the answer's
+# first line gives the count). Follow the bytes:
 #
-# 1. The kernel's socket buffers come first: while the server's program read nothing, they
-#    took megabytes, and every `drain()` returned at once or after a short pause. The
-#    transport may pause the writer for a moment while the kernel makes room, then resume it;
-#    a `drain()` that met such a blip waited well under 0.5 s (the check's "short pause/resume
-#    cycles" line counts them).
-# 2. Only when the kernel's buffers were full did bytes stay in the transport's own buffer.
-# 3. Past 64 KiB there, the transport paused the writer and could not resume it: that is when
-#    a `drain()` waited past 0.5 s, until the server read and the transport's buffer fell to
-#    16 KiB.
+# 1. Most of them went past the transport. While the server's handler read nothing, the
+#    kernel's socket buffers took megabytes (Linux grows its loopback TCP buffers up to
+#    `net.ipv4.tcp_rmem` and `tcp_wmem`, so the count depends on the machine). A little went
+#    further: asyncio's stream reader on the server side reads from its socket into a buffer
+#    of its own even while the handler reads nothing, and stops only once that buffer holds
+#    more than 131,072 bytes (twice its default limit of 64 KiB). The answer's "passed on"
+#    line counts all of these together. Meanwhile every `drain()` returned at once or after a
+#    short pause: the transport may pause the writer for a moment while the kernel makes
+#    room, then resume it (the check's "short pause/resume cycles" line counts those).
+# 2. Only when the kernel's buffers were full did bytes stay in the transport's write buffer.
+# 3. Once a write took that buffer past 65,536 bytes with the kernel's buffers full, the
+#    transport called `pause_writing()` and could not resume: that `drain()` waited past 0.5 s.
+#    The client's green bar is that drain, then the next one for the 0.3 s the gate stayed
+#    shut. The server started reading, the buffer fell to 16,384 bytes or fewer, and the
+#    transport called `resume_writing()` (the dashed lines; the check's first line gives the
+#    buffer's size in bytes at each).
 #
-# In more detail: `write()` hands the bytes to the transport, which passes the kernel what the
-# kernel will take (a send buffer on the client's socket, a receive buffer on the server's) and
-# keeps the rest. Linux grows its loopback TCP buffers up to `net.ipv4.tcp_rmem` and
-# `tcp_wmem`, so the megabytes depend on the machine. Past its high-water mark (64 KiB by
-# default) the transport calls `pause_writing()` on its protocol, and `drain()` waits (the
-# client's green bar: the 0.5 s of the drain that timed out, then the next one for the 0.3 s
-# the gate stayed shut) until `resume_writing()`. That comes only after the server starts
-# reading and the buffer falls to the low-water mark, 16 KiB (the dashed lines). The server's
-# lane stays light green to its end: it read nothing while the gate was shut, and once the gate
-# opened it read so fast that its blue is a sliver under the second dashed line. Without
-# `drain()`, a producer that outruns its consumer would grow the transport buffer without
-# limit.
+# The server's lane stays light green to its end: it read nothing while the gate was shut,
+# and once the gate opened it read so fast that its blue is a sliver under the second dashed
+# line. `write()` never refuses bytes, so without `drain()` a producer that outruns its
+# consumer would grow the transport's write buffer without limit.
 #
 # :::
 
@@ -1169,7 +1185,9 @@ _sc.differential(fetch_replies, _reference, _scenarios(), _observe, _compare, wh
 #   (`readuntil`), and bound their size.
 # - Decide per bad frame: reply with an error when the stream can still be trusted, close the
 #   connection when it cannot; one handler task per connection keeps others unaffected.
-# - `write()` only buffers; `await drain()` is where a writer waits for a slow reader.
+# - `write()` never waits: the kernel takes what fits, the transport keeps the rest.
+#   `await drain()` is where a writer waits for a slow reader: once the transport holds more
+#   than 65,536 bytes (the default), until it is down to 16,384.
 # - Close each end with `close()` + `wait_closed()` in a `finally`; a server's `close()`
 #   stops the listener, not its connections.
 #
@@ -1181,8 +1199,8 @@ _sc.differential(fetch_replies, _reference, _scenarios(), _observe, _compare, wh
 # The quotes follow the chapter's order: a server's listening socket, a test server started
 # and closed around each test, and an event stream framed by a delimiter, with an `await` on
 # each write. slime's network code sits one layer above
-# asyncio's streams, on aiohttp and httpx, which frame the messages and call `drain()` for it,
-# so these are its nearest sites. Every network use is listed in the
+# asyncio's streams, on aiohttp and httpx, which frame the messages and, as `drain()` does,
+# make a write wait for a slow reader, so these are its nearest sites. Every network use is listed in the
 # [source inventory](../book/reference/inventory.md).
 #
 # **The question for slime.** slime's agent adapter records a turn only after it has written
@@ -1278,10 +1296,10 @@ print(f"✓ all {events_written} events written and the coroutine returned while
 
 # %% [markdown]
 # So a write that returned does not mean the client read anything. A response of a few
-# kilobytes fits in the buffers between the two programs (the transport's 64 KiB before it
-# pauses, then the kernel's socket buffers, which took megabytes in the drain measurement
-# above), so no `drain()` waits and `render_stream` returns as if the client had read
-# everything. For `_run_turn` this means a client that is still connected but has stopped
+# thousand bytes (the run above printed the count) fits in the buffers between the two
+# programs: the kernel's socket buffers took megabytes in the drain measurement above, and the
+# transport keeps up to 65,536 bytes more before it pauses. So no `drain()` waits, and
+# `render_stream` returns as if the client had read everything. For `_run_turn` this means a client that is still connected but has stopped
 # reading gets its turn recorded: a write notices it only once megabytes are waiting. The
 # `ConnectionResetError` that `_run_turn` catches is raised for a connection that is already
 # closing (aiohttp raises its own subclass of it); a client that is connected but not reading

@@ -184,20 +184,38 @@ show_call_site("27b")
 # %% [markdown]
 # ## Measure · hazard 3: what does polling for a result through `to_thread` cost?
 #
-# **The shape.** A request handler asks "is my result there?" with a blocking call that it
-# runs in the default thread pool (`asyncio.to_thread`), sleeps 50 ms when the answer is no,
-# and asks again. Our model, `ResultTable` (folded below), in three lines:
+# **The situation.** Chapter 08 met slime's *teacher server*, an aiohttp application whose
+# handlers run on one event loop, in a thread of its own. Its `/generate` handler hands each
+# request to the *sample manager*, a Ray actor running in a process of its own. The result is
+# computed later, elsewhere, by workers that store it in the sample manager; until then the
+# handler can only wait.
 #
-# - a worker thread publishes each request's result about 0.2 s after the request;
-# - `get_result(rid)` is a blocking 2 ms round trip that returns the result if it is there;
-# - `subscribe(rid)` returns a future that the table resolves the moment the result is published:
-#   the worker's thread hands `set_result` to the loop with `loop.call_soon_threadsafe`
-#   (chapter 13), so nobody asks again.
+# **The shape.** The handler waits by asking. It calls the sample manager's `get_result`,
+# which returns the result, or `None` while there is none yet. Waiting for that answer blocks
+# (`ray.get`), so the handler runs the call on a thread of the loop's default pool with
+# `asyncio.to_thread` (chapter 08). On `None` it sleeps 50 ms and asks again. The quote at the
+# end of this section shows it.
 #
-# Six requests poll, and six are told through `subscribe`, at the same time. The fold also
-# defines `worker(table, polled, told, start)`, the body of the thread that publishes the
-# results, and `draw_waits(...)`, which draws the figure; the answer makes the table and the
-# requests.
+# **What goes wrong.** Nothing fails; the waiting costs more than it needs to. For as long as
+# it waits, each request makes one call and borrows one pool thread every 50 ms, and it learns
+# of its result only at its next call, up to 50 ms late. With more waiting requests than the
+# pool has threads, the calls also queue for a thread. The other way to wait is to be
+# told: a future that is resolved the moment the result is stored costs no call and no thread.
+# The run below measures both.
+#
+# **Our model.** `ResultTable` (folded below) stands for the sample manager:
+#
+# - a worker thread publishes each request's result 0.2 to 0.27 s after the request, as
+#   slime's workers store theirs;
+# - `get_result(rid)` is a blocking 2 ms round trip that returns the result, or `None`,
+#   like slime's `ray.get` of `get_result`;
+# - `subscribe(rid)` is the cure, our code and not slime's: it returns a future that the table
+#   resolves the moment the result is published (the worker's thread hands `set_result` to
+#   the loop with `loop.call_soon_threadsafe`, chapter 13).
+#
+# Six requests poll and six are told, all at the same time. The fold also holds
+# `worker(...)`, the body of the thread that publishes the results, and `draw_waits(...)`,
+# which draws the figure.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: a stand-in result table, its worker, the figure"}
 class ResultTable:
@@ -259,11 +277,14 @@ def draw_waits(tl: Timeline, table: ResultTable, polled: list[str], told: list[s
             meanings={"waiting": "result not yet published", "failed": "published, not yet seen"})
 
 # %% [markdown]
-# The two handlers below are the code under suspicion. The answer counts `get_result` calls
-# per request and measures the lag from "published" to "the handler has it". Predict: about
-# how many `get_result` calls does a polling request make before it has its result?
-# In the answer's figure orange marks that lag, from a result's publication until its handler
-# has it, not a failure.
+# `handle_by_polling` is slime's loop in miniature; `handle_by_notification` awaits the
+# future from `subscribe` (for 5 s at most). Each returns the time at which it had the
+# result.
+#
+# Predict: about how many `get_result` calls does a polling request make before it has its
+# result? The answer prints the calls per request and, for each kind of request, the median
+# *lag*: the time from a result's publication until its handler has it. In the answer's
+# figure that lag is orange; orange here is a delay, not a failure.
 
 # %%
 async def handle_by_polling(table: ResultTable, rid: str) -> float:
@@ -321,29 +342,36 @@ print("✓ every poller made three or more blocking calls and noticed later; the
 # waiting and saw its result up to a tick late; a notified request made no call and saw its
 # result at once. Each of those calls is a trip through a thread of the default pool, so the
 # calls add up to the number of waiting requests times the waiting time, divided by the 50 ms
-# between polls. This run's six
-# pollers had threads to spare (the pool has min(32, CPUs + 4) of them, chapter 25), so it
-# shows the calls and the lag, not calls queueing for a thread. With more pollers than threads
-# they queue too: chapter 25's last cell ran one more wait than the pool has threads, and the
+# between polls. The pool has min(32, CPUs + 4) threads (chapter 25), six or more on a
+# machine with two CPUs or more, where this run's six pollers each find a free thread: the
+# run shows the calls and the lag, not calls queueing for a thread. With more pollers than
+# threads they queue too: chapter 25's last cell ran one more wait than the pool has threads, and the
 # wait whose answer was ready from the start had not returned 0.3 s later.
 #
 # The figure puts the run on one time axis: each lane is a request, green until its result is
 # published, then orange until its handler has it; the black ticks are its `get_result`
-# calls. The orange here is the lag, not a failure: a polling lane ends at its first tick
-# after publication, a notified lane at once.
+# calls. A polling lane's orange ends at its first tick after publication; a notified
+# lane's ends at once.
 #
 # :::
 
 # %% [markdown]
-# **Where in slime.** The teacher server's `/generate` handler polls this way; the sample
-# manager it asks is a Ray actor. (Chapter 28 shows the Ray side of the cure: a coroutine that
-# awaits an actor call's `ObjectRef` holds no thread while it waits.)
+# **Where in slime.** The quote is the part of the `/generate` handler that submits the
+# request and then polls for its result. `_ray_get` is the module's helper that runs
+# `ray.get` through `asyncio.to_thread`. (Chapter 28 shows the Ray side of the cure: a
+# coroutine that awaits an actor call's `ObjectRef` holds no thread while it waits.)
 
 # %% tags=["remove-input"]
 show_call_site("27c")
 
 # %% [markdown]
 # ## Hazard 4: what is left when a request is cancelled during an update?
+#
+# **The situation.** Hazard 3's teacher server can also load new weights for its model: a
+# client POSTs a checkpoint's path to `/update_weights_from_disk`, and the handler,
+# `update_from_disk`, waits until no request is queued or running, has the model's Ray actors
+# load the checkpoint (a blocking call, run in a thread) and answers. A load takes a while, so
+# a second request for the same checkpoint can arrive while it runs.
 #
 # **The shape.** An update endpoint runs one update at a time; a duplicate request joins the
 # update in progress by awaiting a shared future through `asyncio.shield` (chapter 05: a
