@@ -67,7 +67,8 @@ from lab_snippets.proc_workers import exit_with  # the section on a dead worker
 #
 # A thread that appends to a list you hand it changes *your* list. Predict what `shared` holds
 # after a thread and then a process have each appended to it (`append_and_return(items, value)`
-# appends and returns the list as the worker sees it).
+# appends and returns the list as the worker sees it; `pool.apply(f, args)` calls `f(*args)` in
+# one of the pool's workers and waits for its result).
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 shared = ["from the parent"]
@@ -123,8 +124,9 @@ show_source(burn, first="for _ in range(chunks)", last="last = now")
 # folded helpers around them, `start_workers` and `fastest_of_three` (best of three rounds),
 # are the measuring. The cell prints `overlap_share`: the share of the run (from the first
 # job's start to the last one's end) during which both jobs were executing at the same
-# instant. The threads take turns under the GIL, as in chapter 08. Predict the processes: for
-# how much of their run were both executing at once: none of it, some of it, or most of it?
+# instant; its last line says whether this machine left two CPUs free for the processes. The
+# threads take turns under the GIL, as in chapter 08. Predict the processes, on two idle
+# CPUs: for how much of their run were both executing at once: none, some, or most of it?
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the measuring helpers: CPU pinning, warm-up, three rounds"}
 # The CPUs this kernel may run on (os.sched_getaffinity is Linux-only).
@@ -151,6 +153,27 @@ def wall(reports: list[dict]) -> float:
 def overlap_share(reports: list[dict]) -> float:
     """The share of the wall time during which both jobs were executing."""
     return overlap_seconds(reports[0]["intervals"], reports[1]["intervals"]) / wall(reports)
+
+
+def shares(reports: list[dict]) -> tuple[float, float, float]:
+    """Of the two jobs' combined span: the share each was running, and the share both were."""
+    span = wall(reports)
+    first, second = (sum(end - start for start, end in r["intervals"]) / span for r in reports)
+    return first, second, overlap_share(reports)
+
+
+def what_this_run_saw(on_processes: list[dict]) -> str:
+    """Which machine this run had, in one line, read from the processes' own shares."""
+    first, second, both = shares(on_processes)
+    if len(CPUS) < 2:
+        return "→ this run: one CPU only, so the processes too could only take turns"
+    if min(first, second) >= 0.9:  # neither process waited for its CPU
+        return (f"→ this run: two CPUs were free; each process ran {first:.0%} and "
+                f"{second:.0%} of the time, and both at once {both:.0%}")
+    # a busy machine: say so, rather than leave the numbers to contradict the Why
+    return (f"→ this run: the machine was busy; each process ran only {first:.0%} and "
+            f"{second:.0%} of the time, so they overlapped {both:.0%} "
+            "(with two idle CPUs, nearly all the time)")
 
 
 def start_workers(pool) -> None:
@@ -180,65 +203,85 @@ with ThreadPoolExecutor(max_workers=2) as threads:
 
 for kind, reports in (("threads", on_threads), ("processes", on_processes)):
     print(f"{kind:<10} both executing {overlap_share(reports):.0%} of the time")
+print(what_this_run_saw(on_processes))  # folded: an idle machine, or a busy one
 
 # %% [markdown]
 # :::{dropdown} Why
 #
 # The GIL lets one thread run Python at a time, so the two threads were never executing at
 # the same instant, whatever else the machine was doing. Each process has its own interpreter
-# and its own GIL, so it runs whenever it has a CPU: with two CPUs, both executed at once.
-# On two idle CPUs they do so nearly all the time; other programs on the machine can
-# lower the processes' share, but nothing can raise the threads' above zero.
+# and its own GIL, so nothing in Python keeps the two apart: both execute at once whenever
+# the machine gives each of them a CPU at the same moment. On two idle CPUs that is nearly
+# all the time; other programs on the machine can lower the processes' share, but nothing
+# can raise the threads' above zero. The answer's last line says which machine this run had.
 #
 # :::
 
 # %% [markdown]
 # ## Measure: when was each thread, and each process, executing
 #
-# Each plot has one bar for each stretch during which a worker was executing Python; a gap in a
-# bar is a stretch during which it was not.
+# Each plot has a lane per worker, with a bar for each stretch during which it was executing
+# Python (a gap is a stretch during which it was not), and a third lane, *both at once*, with
+# a bar wherever the two workers' bars overlap. Each title gives the share of the run that
+# each lane's bars cover.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-def shares(reports: list[dict]) -> tuple[float, float, float]:
-    """Of the two jobs' combined span: the share each was running, and the share both were."""
-    span = wall(reports)
-    first, second = (sum(end - start for start, end in r["intervals"]) / span for r in reports)
-    return first, second, overlap_share(reports)
+def both_executing(reports: list[dict]) -> list[tuple[float, float]]:
+    """The stretches during which both jobs were executing: where their bars overlap."""
+    a, b = sorted(reports[0]["intervals"]), sorted(reports[1]["intervals"])
+    found, i, j = [], 0, 0
+    while i < len(a) and j < len(b):
+        start, end = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        if end > start:
+            found.append((start, end))
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return found  # their lengths add up to overlap_seconds(...) of the two jobs
 
 
-def draw_running(on_threads: list[dict], on_processes: list[dict]):
-    """One plot per run: a bar for each stretch during which a worker was executing."""
+def draw_running(on_threads: list[dict], on_processes: list[dict]) -> None:
+    """One plot per run: a lane per worker, a bar for each stretch during which it was
+    executing, and a third lane with a bar wherever the two workers' bars overlap."""
     import matplotlib.pyplot as plt
 
     from lab_snippets.timeline import figure_style
 
     figure_style()
-    fig, axes = plt.subplots(2, 1, figsize=(8, 3.6), layout="constrained")
+    _, axes = plt.subplots(2, 1, figsize=(8, 4.4), layout="constrained")
     for ax, reports, kind, plural in ((axes[0], on_threads, "thread", "threads"),
                                       (axes[1], on_processes, "process", "processes")):
         tl = Timeline()  # the course's chart of work: tl.add draws one bar from start to end
         tl.t0 = min(r["start"] for r in reports)
-        for number, report in enumerate(reports, start=1):
-            for start, end in report["intervals"]:
-                tl.add(f"{kind} {number}", start, max(end, start + 1e-4))
-        both_share = overlap_share(reports)
-        tl.plot(f"Two CPU-bound jobs on {plural}: when was each executing? (both: {both_share:.0%})",
-                ax=ax)
+        lanes = [f"{kind} 1", f"{kind} 2", "both at once"]
+        for lane, intervals in zip(lanes, [r["intervals"] for r in reports]
+                                   + [both_executing(reports)], strict=True):
+            for start, end in intervals:
+                tl.add(lane, start, max(end, start + 1e-4))
+        first, second, both = shares(reports)  # the title: each lane's share of the run
+        tl.plot(f"Two jobs on {plural}: each ran {first:.0%} and {second:.0%} of the time, "
+                f"both at once {both:.0%}", ax=ax, lanes=lanes)
+        ax.set_ylim(len(lanes) - 0.5, -0.5)  # the same room for every lane, an empty one too
     # one time scale for both plots, long enough for the longer run
     longest = max(axes[0].get_xlim()[1], axes[1].get_xlim()[1])
     for ax in axes:
         ax.set_xlim(0, longest)
     axes[0].set_xlabel("")  # one time axis label, under the lower plot
-    return fig
+    plt.show()
 
 
-fig = draw_running(on_threads, on_processes)
+draw_running(on_threads, on_processes)
+print(what_this_run_saw(on_processes))  # as under the answer
 
 # %% [markdown]
-# Read the figure by its overlap: the percentage at the end of each title is the share of the
-# time during which both were executing. The threads' is 0%: where one thread has a bar, the
-# other has a gap. The processes' is above 0% whenever the machine gave both a CPU at once; a
-# gap in a process's bar is a stretch during which another program held its CPU.
+# Read the third lane of each plot. The threads' is empty: where one thread has a bar, the
+# other has a gap. (If a hairline shows there, it is the instrument's grain: `burn` sees only
+# pauses longer than 1 ms, so a turn of the other thread shorter than that falls inside a
+# bar.) The processes' third lane has a bar wherever the machine gave both a CPU at the same
+# moment: on two idle CPUs one bar across the whole run; on a busy machine short ones,
+# because a gap in a process's lane is a stretch during which another program held its CPU.
+# The line under the figure says which this run saw.
 
 # %% [markdown]
 # **Going further: did the processes save wall time?** The folded table adds each way's wall
@@ -322,8 +365,9 @@ else:
 #
 # Below, a function is defined in this notebook, and a `spawn` pool of one worker runs
 # `square_in_notebook(7)`; the pool's `initializer`, `send_stderr_to`, points the worker's
-# stderr at a log file, so the answer can show what the worker said. Predict: what does the
-# parent get from `.result()`: 49, the worker's own error, or something else?
+# stderr at a log file, so the check after the answer can show what the worker wrote there.
+# Predict: what does the parent get from `.result()`: 49, the worker's own error, or
+# something else?
 
 # %%
 def square_in_notebook(x: int) -> int:
@@ -419,11 +463,12 @@ print("✓ starmap returned the counts in the order of the ranges")
 # %% [markdown]
 # `ProcessPoolExecutor` is the `concurrent.futures` face of the same idea: `submit` returns a
 # future per call, `as_completed` yields them **as they finish**, and an exception raised in a
-# worker is pickled back and raised again by `result()`. The executor below gets three calls,
-# submitted in this order: `slow`, `pid_and_span(0.3)`, sleeps 0.3 s and returns its pid with
-# its start and end times; `fast` does the same for 0.02 s; and `broken`,
-# `fail_with("bad sample")`, raises at once. Predict the order in which `as_completed` yields them:
-# in particular, does `broken`, the call that takes no time, come first?
+# worker is pickled back and raised again by `result()`. The executor below has two workers
+# and gets three calls, submitted in this order: `slow`, `pid_and_span(0.3)`, sleeps 0.3 s
+# and returns its pid with its start and end times; `fast` does the same for 0.02 s; and
+# `broken`, `fail_with("bad sample")`, raises at once. Predict the order in which
+# `as_completed` yields them: in particular, does `broken`, the call that takes no time,
+# come first?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 with ProcessPoolExecutor(max_workers=2, mp_context=SPAWN) as executor:
