@@ -31,8 +31,11 @@ Writing a chapter's differential test (the pattern of chapters 04 and 06; copy o
    returns the observable facts. For pure-asyncio code, run it on virtual time: a fresh event
    loop whose clock jumps to the next timer once every task waits, so a scenario of "seconds"
    takes microseconds and every time is exact (no noise, no absolute bound on a real clock).
-   For exercises that run jobs: stand-in jobs are ``Job`` (seconds, value, raises, cleanup) run by
-   a ``Recorder`` (starts, results, peak in flight, first error, cancelled, last end);
+   For exercises that run jobs: stand-in jobs are ``Job`` (seconds, value, raises, cleanup, and
+   the error a failing one raises: ``JobFailed``, or ``JobTimedOut``, a ``TimeoutError`` of the
+   job's own that a deadline kept with ``asyncio.timeout`` must not take for its expiry; draw it
+   wherever the exercise has a deadline) run by a ``Recorder`` (starts, results, peak in flight,
+   first error, every error, cancelled, last end);
    ``call_once(start, recorder, cancel_at)`` calls the function in a task, cancels it at a drawn
    time and notes the outcome the moment it ends (kind, value, time, jobs left);
    ``run_each(one_caller, callers)`` runs ``one_caller(plan)`` for each caller's plan at once on
@@ -72,9 +75,9 @@ import typing
 import weakref
 from collections.abc import Awaitable, Callable
 
-__all__ = ["Callers", "Job", "JobFailed", "REFERENCE_SOURCE", "Recorder", "VirtualTimeLoop", "call_once",
-           "callers_phrase", "check_ending", "check_starts", "differential", "fate", "fmt", "kind_of",
-           "per_caller", "reference", "run_callers", "run_each", "run_virtual", "several"]
+__all__ = ["Callers", "Job", "JobFailed", "JobTimedOut", "REFERENCE_SOURCE", "Recorder", "VirtualTimeLoop",
+           "call_once", "callers_phrase", "check_ending", "check_starts", "differential", "fate", "fmt",
+           "kind_of", "per_caller", "reference", "run_callers", "run_each", "run_virtual", "several"]
 
 #: The name ``labs.markers.mark_notebook`` binds, in each graded hidden-tests cell, to the source
 #: of the chapter's solution cells (the reference). Absent in the chapter itself.
@@ -222,18 +225,30 @@ class JobFailed(Exception):
     """What a stand-in job that fails raises."""
 
 
+class JobTimedOut(TimeoutError):
+    """What a stand-in job that fails with a ``TimeoutError`` of its own raises (a deadline of the
+    job's own, say a request's): an error of the job like any other, not the caller's deadline. A
+    wrapper ``async with asyncio.timeout(t)`` that takes every ``TimeoutError`` for its own expiry
+    (never asking ``expired()``) swallows it."""
+
+
 @dataclasses.dataclass(frozen=True)
 class Job:
-    """A stand-in job: after ``seconds`` it returns ``value`` (or raises ``JobFailed``); once
-    cancelled it needs ``cleanup`` seconds before it is gone."""
+    """A stand-in job: after ``seconds`` it returns ``value`` (or, if ``raises``, raises
+    ``error``: ``JobFailed`` or ``JobTimedOut``); once cancelled it needs ``cleanup`` seconds
+    before it is gone."""
 
     seconds: float = 1
     value: typing.Any = "a"
     raises: bool = False
     cleanup: float = 0
+    error: type = JobFailed
 
     def describe(self, name: str) -> str:
-        what = "raises" if self.raises else "returns" if self.value is None else f"returns {self.value!r}"
+        what = "returns" if self.value is None else f"returns {self.value!r}"
+        if self.raises:
+            what = "raises" if self.error is JobFailed else f"raises {self.error.__name__}"
+            what += " (a TimeoutError of its own)" if issubclass(self.error, TimeoutError) else ""
         slow = f", needs {fmt(self.cleanup)} to clean up when cancelled" if self.cleanup else ""
         return f"{name} {what} after {fmt(self.seconds)}{slow}"
 
@@ -241,7 +256,8 @@ class Job:
 class Recorder:
     """Runs stand-in jobs for one caller on virtual time and records what the contract names:
     ``starts`` [(time, name)], ``ended`` [(time, name, value)] (jobs that returned), ``peak``
-    (most jobs in flight at once, cleanup included), ``fail_at`` (first raise), ``last_end``
+    (most jobs in flight at once, cleanup included), ``fail_at`` (first raise), ``fails``
+    [(time, name, error class name)] (every raise), ``last_end``
     (when the last job was gone), ``tasks`` (the tasks the jobs ran in), ``cancelled`` (the jobs
     a cancellation reached)."""
 
@@ -253,6 +269,7 @@ class Recorder:
         self.last_end = 0.0
         self.tasks: list = []
         self.cancelled: list = []
+        self.fails: list = []  # (time, name, the error's class name) of each job that raised
 
     async def run(self, name: typing.Any, job: Job) -> typing.Any:
         loop = asyncio.get_running_loop()
@@ -264,7 +281,8 @@ class Recorder:
             await asyncio.sleep(job.seconds)
             if job.raises:
                 self.fail_at = self.fail_at if self.fail_at is not None else loop.time()
-                raise JobFailed(f"{name} failed")
+                self.fails.append((loop.time(), name, job.error.__name__))
+                raise job.error(f"{name} failed")
             self.ended.append((loop.time(), name, job.value))
             return job.value
         except asyncio.CancelledError:

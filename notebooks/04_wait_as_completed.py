@@ -572,8 +572,8 @@ assert tl.order("job A gone", "job A in done (cancelled: True)"), tl.names()
 #
 # Graded, on many generated runs (`wanted` and `limit` from 1 up; with and without a
 # `job_timeout`; jobs that take any time, several that finish at the same moment, two that
-# return the same value, jobs that never finish, jobs that raise, jobs that take a while to
-# clean up once cancelled):
+# return the same value, jobs that never finish, jobs that raise (a `TimeoutError` of their
+# own too), jobs that take a while to clean up once cancelled):
 #
 # - **in flight**: never more than `limit` jobs at once, and `limit` of them as long as more
 #   results are wanted; jobs start in order 0, 1, 2, ..., each the moment a slot frees, not
@@ -873,13 +873,15 @@ class _Plan:  # one caller's: each caller of several at once has its own (_sc.Ca
 
 
 @_st.composite
-def _plans(draw):
+def _plans(draw, errors: tuple = (_sc.JobFailed,)):
     # Jobs that return end at whole seconds, failing ones at a quarter past, cancels at half past:
-    # no outcome hangs on which of two things at the same instant runs first.
+    # no outcome hangs on which of two things at the same instant runs first. A failing job raises
+    # one of `errors` (drawn only when there are several).
     ok = _st.builds(_sc.Job, seconds=_st.sampled_from([1, 0, 2, 3, 5]), value=_st.sampled_from("aab"),
                     cleanup=_st.sampled_from([0, 0, 1, 3]))
+    error = {"error": _st.sampled_from(errors)} if len(errors) > 1 else {}
     bad = _st.builds(_sc.Job, seconds=_st.sampled_from([1.25, 0.25, 2.25]), raises=_st.just(True),
-                     cleanup=_st.sampled_from([0, 1]))
+                     cleanup=_st.sampled_from([0, 1]), **error)
     jobs = draw(_st.lists(_st.one_of(ok, ok, bad), max_size=9))
     return _Plan(wanted=draw(_st.integers(1, 5)), limit=draw(_st.integers(1, 4)), jobs=tuple(jobs),
                  cancel_at=draw(_st.sampled_from([None, None, 0.5, 1.5, 2.5, 4.5])))
@@ -910,7 +912,8 @@ class _Recorder(_sc.Recorder):
                 self.stops[name] = (started, loop.time())
             if job.raises:
                 self.fail_at = self.fail_at if self.fail_at is not None else loop.time()
-                raise _sc.JobFailed(f"{name} failed")
+                self.fails.append((loop.time(), name, job.error.__name__))
+                raise job.error(f"{name} failed")
             self.ended.append((loop.time(), name, job.value))
             return job.value
         except asyncio.CancelledError:
@@ -932,7 +935,7 @@ def _observe(fn, s: _sc.Callers) -> list:
         deadline = {} if plan.job_timeout is None else {"job_timeout": plan.job_timeout}
         seen = await _sc.call_once(lambda: fn(start_work, plan.wanted, plan.limit, **deadline), rec,
                                    plan.cancel_at, limit=200 if plan.job_timeout is None else _WATCHED_WITH_DEADLINES)
-        return {**seen, "stops": rec.stops}
+        return {**seen, "stops": rec.stops, "fails": rec.fails}
 
     return _sc.run_each(one_caller, s)
 
@@ -956,7 +959,20 @@ def _compare_one(me: dict, it: dict, s: _Plan) -> str | None:
     if it["kind"].startswith("still running"):  # too few jobs ever finish: it must keep waiting
         return None if me["kind"] == it["kind"] else f"first_results ended ({me['kind']}) though too few jobs end"
     wanted_in = sorted(t for t, _, _ in it["ended"])[s.wanted - 1] if it["kind"] == "returned" else None
-    allowed, ev = _sc.fate(it, s.cancel_at, {"raised JobFailed"}, returned_at=wanted_in)
+    # the errors that may come out: those of the jobs that raised first (at the same instant, any one)
+    first = [(job, error) for t, job, error in it.get("fails", ()) if t == it["fail_at"]]
+    allowed, ev = _sc.fate(it, s.cancel_at, {f"raised {e}" for _, e in first} or {"raised JobFailed"},
+                           returned_at=wanted_in)
+    own = [job for job, error in first if error == _sc.JobTimedOut.__name__]
+    if own and f"raised {_sc.JobTimedOut.__name__}" in allowed and me["kind"] not in allowed \
+            and not me["kind"].startswith("raised"):
+        did = (f"returned {me['value']!r} at {_sc.fmt(me['at'])}" if me["kind"] == "returned" else
+               f"ended cancelled at {_sc.fmt(me['at'])}" if me["kind"] == "cancelled" else
+               f"was {me['kind']}" if me["kind"].startswith("still running") else me["kind"])
+        return (f"a job's own TimeoutError was swallowed as if its deadline had passed: job {own[0]} raised "
+                f"JobTimedOut (a TimeoutError subclass) at {_sc.fmt(it['fail_at'])}, before its job_timeout, "
+                f"and first_results {did}; when a job raises, first_results raises that error: take a "
+                "TimeoutError for the deadline's only when the deadline has passed (asyncio.Timeout.expired())")
     if me.get("peak", 0) > s.limit:
         return f"{me['peak']} jobs were in flight at once with limit {s.limit}"
     problem = _sc.check_ending(me, it, allowed, ev, "first_results")
@@ -1031,7 +1047,10 @@ def _plans_with_deadline(draw):
     # Deadlines a 32nd or 16th past: exact in binary (a clock read as `start + job_timeout` reaches them),
     # and before a long chain of timeouts, never at the same instant as a job's end (whole seconds from
     # its start), a failure (a quarter past) or a cancel (half past).
-    return _dc.replace(draw(_plans()), job_timeout=draw(_st.sampled_from([1.03125, 2.0625, 0.53125])))
+    # A failing job raises JobFailed or a TimeoutError of its own (JobTimedOut), which a deadline kept
+    # with asyncio.timeout must let through.
+    plan = draw(_plans(errors=(_sc.JobFailed, _sc.JobTimedOut)))
+    return _dc.replace(plan, job_timeout=draw(_st.sampled_from([1.03125, 2.0625, 0.53125])))
 
 
 _sc.differential(first_results, _reference, _sc.several(_plans().map(_cancel_while_waiting)), _observe,

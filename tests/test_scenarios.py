@@ -125,6 +125,28 @@ def test_a_run_that_never_ends_fails_with_the_scenario_it_was_stuck_in():
         scenarios.differential(stuck, list, _CASES, _observe, _compare, what="f", examples=30, timeout=2)
 
 
+def test_a_stand_in_job_can_raise_a_timeout_error_of_its_own_which_no_deadline_raised():
+    job = scenarios.Job(0.25, raises=True, error=scenarios.JobTimedOut)
+    assert issubclass(scenarios.JobTimedOut, TimeoutError)
+    assert job.describe("job 0") == "job 0 raises JobTimedOut (a TimeoutError of its own) after 0.25 s"
+    assert scenarios.Job(1.25, raises=True).describe("job 1") == "job 1 raises after 1.25 s", (
+        "a job raising JobFailed (the default) reads as before: every chapter's messages stay")
+
+    async def under_a_deadline():
+        rec = scenarios.Recorder()
+        deadline = asyncio.timeout(5)
+        try:
+            async with deadline:
+                await rec.run(0, job)
+        except TimeoutError as exc:
+            return type(exc), deadline.expired(), rec.fail_at, rec.fails
+
+    kind, expired, fail_at, fails = scenarios.run_virtual(under_a_deadline).value
+    assert kind is scenarios.JobTimedOut and not expired, "the job's own TimeoutError, not the deadline's"
+    assert fail_at == 0.25 and fails == [(0.25, 0, "JobTimedOut")]
+    assert scenarios.kind_of(scenarios.JobTimedOut("job 0 failed")) == "raised JobTimedOut"
+
+
 def test_the_reference_comes_from_the_bound_source_when_there_is_one():
     namespace = {"double": lambda x: 0, "K": 2}
     assert scenarios.reference(namespace, "double")(3) == 0

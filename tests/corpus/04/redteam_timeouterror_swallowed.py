@@ -1,5 +1,5 @@
-# mistake: wraps each job in `async with asyncio.timeout(job_timeout)` and treats every TimeoutError as "deadline hit, no result" (never checks expired()); its timeout also stays armed after the final cancel, so it cuts a cancelled job's cleanup short and first_results ends early (the graded failure since session 27: no scenario has a job raise its own TimeoutError, and the cancel during cleanup that rejected it before is no longer sent)
-# violates: ended before the jobs it cancelled had finished their cleanup
+# mistake: wraps each job in `async with asyncio.timeout(job_timeout)` and treats every TimeoutError as "deadline hit, no result" (never checks expired()), so a job's own TimeoutError is swallowed; its timeout also stays armed after the final cancel, so it cuts a cancelled job's cleanup short and first_results ends early (from session 27 to 28 that was its only graded failure: no generated job raised a TimeoutError of its own until session 29; the smallest failing scenario may show either)
+# violates: ended before the jobs it cancelled had finished their cleanup || a job's own TimeoutError was swallowed as if its deadline had passed
 # the red team's words: "errors: 'when a job raises before wanted results are in, first_results raises that error itself' (a job's own TimeoutError is swallowed)"; from: red team of session 14, who saw the statement only
 _TIMED_OUT = object()
 

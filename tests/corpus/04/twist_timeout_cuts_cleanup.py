@@ -1,5 +1,5 @@
-# mistake: each job runs inside its own `async with asyncio.timeout(job_timeout)` (chapter 05) in a wrapper that turns its TimeoutError into "no result", but the timeout stays armed after the final cancel: when it expires during a cancelled job's cleanup it cancels the job again and cuts the cleanup short, so first_results ends before the jobs have cleaned up
-# violates: ended before the jobs it cancelled had finished their cleanup
+# mistake: each job runs inside its own `async with asyncio.timeout(job_timeout)` (chapter 05) in a wrapper that turns every TimeoutError into "no result" (a job's own TimeoutError too: it never asks expired()), and the timeout stays armed after the final cancel: when it expires during a cancelled job's cleanup it cancels the job again and cuts the cleanup short, so first_results ends before the jobs have cleaned up
+# violates: ended before the jobs it cancelled had finished their cleanup || a job's own TimeoutError was swallowed as if its deadline had passed
 # how: the last result comes at 2 s; a job started at 1 s is cancelled then and needs 1 s to clean up, but its job_timeout (1.03 s) cuts that at 2.03 s, so first_results ends at 2.03 s, not 3 s
 # breaks: when it ends: the last result plus the time the cancelled jobs take to clean up, not earlier
 async def first_results(start_work, wanted: int, limit: int, job_timeout: float | None = None) -> list:
