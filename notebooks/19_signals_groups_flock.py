@@ -140,14 +140,14 @@ print("✓ SIGKILL ended the parent; both children ran on, adopted by another pr
 # ## Measure: which processes does one `killpg` reach?
 #
 # Every process belongs to a **process group**: the set of processes that one
-# `os.killpg(pgid, sig)` reaches. `os.getpgid(pid)` gives a process's group id, and
-# `Popen(..., start_new_session=True)` gives the child a group of its own, whose id is the
-# child's own pid (what else a new session brings is in "Going further" below). The cell
-# below starts the same `spawn-children` that way (`leader` is its `Popen`), prints the group
-# id of each process, and sends one SIGTERM with `os.killpg` to the group whose id is
-# `leader.pid`; `wait_until_gone(pids, timeout)`, folded with `running`, polls until none of
-# the pids runs and returns when each went. The plotting code is folded here; its figure
-# comes with the answer.
+# `os.killpg(pgid, sig)` reaches. `os.getpgid(pid)` gives a process's group id.
+#
+# The cell below starts the same `spawn-children` with `Popen(..., start_new_session=True)`,
+# which gives it a group of its own whose id is its own pid (`leader` is that `Popen`). It
+# prints the group id of each process and sends one SIGTERM with `os.killpg` to the group
+# whose id is `leader.pid`; `wait_until_gone(pids, timeout)`, folded with `running`, polls
+# until none of the pids runs and returns when each went. The plotting code is folded here;
+# its figure comes with the answer.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code for the figure in the answer below: both runs"}
 import matplotlib.pyplot as plt
@@ -238,6 +238,13 @@ assert not left_running and len(gone_b) == 2, "no member of the group survived"
 print("✓ the leader and both children shared a group of their own; one killpg ended all three")
 
 # %% [markdown]
+# Two more facts about groups, for the exercise at the end of the chapter. A group can outlive
+# its leader: while any member still runs, `os.killpg(leader.pid, ...)` reaches it, even after
+# the leader has been reaped. And a signal a process ignores stays ignored in the children it
+# starts, even after they exec another program; the graded job
+# `spawn-children --ignore-sigterm`, whose code is shown under the exercise, starts its
+# children that way, so they shrug off SIGTERM from their first instruction.
+#
 # :::{dropdown} Going further: a new group without a new session
 #
 # `start_new_session=True` does two things: a new
@@ -289,14 +296,14 @@ show_source(_cmd_report_signals, first="def report", last="os._exit(128 + signum
 
 # %% [markdown]
 # `run_wrapper` (folded) starts `wrap` around `report-signals`, sends the wrapper one signal
-# once both are ready, and reaps the wrapper. The cell prints each run's exit status and the
-# lines the two programs printed, each cut to its first two words (`first_words`). Without
-# forwarding, the cell only asks whether the child still runs; the folded check ends it.
+# once both are ready, and reaps the wrapper. The cell runs it without `--forward` and with
+# it, and prints each run's exit status and the lines the two programs printed, each cut to
+# its first two words (`first_words`).
 #
-# Predict: after SIGTERM to a wrapper *without* `--forward`, what return code does `Popen`
-# see for the wrapper, and is its child still running? And with `--forward`, what return code
-# does the wrapper end with for SIGTERM? Two facts from the excerpts above: the child exits
-# with 128 + N when it catches signal N, and `wrap` passes an ordinary exit code on unchanged.
+# Predict: with `--forward`, what return code does the wrapper end with for SIGTERM? Two
+# facts from the excerpts above: the child exits with 128 + N when it catches signal N, and
+# `wrap` passes an ordinary exit code on unchanged. (The Why explains the run without
+# `--forward` too.)
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 def run_wrapper(forward: bool, stop_signal: signal.Signals) -> tuple[subprocess.Popen, int]:
@@ -351,11 +358,6 @@ print("✓ without forwarding only our own cleanup reached the child; with it, t
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Without forwarding, SIGTERM's default action ended the wrapper (return code -15: `Popen`
-# reports a process killed by signal N as -N) and the child never heard of it from the
-# wrapper: it was orphaned like the children in the first experiment, still running. The
-# folded check then ends it with a SIGTERM of its own.
-#
 # With forwarding, the order is the one a job scheduler expects: the wrapper receives the
 # signal, the child receives it, the child exits, the wrapper reports the child's status as
 # its own: 143 for SIGTERM, 130 for SIGINT, the shell's 128 + signal number. The child was not
@@ -363,6 +365,11 @@ print("✓ without forwarding only our own cleanup reached the child; with it, t
 # (`os._exit(128 + signum)`), so the wrapper passed it on unchanged through the last line's
 # `else code`. Had the child been killed instead, `wrap` would have turned its -N into the same
 # 128 + N (`128 - code`).
+#
+# Without forwarding (the answer's first line), SIGTERM's default action ended the wrapper
+# (return code -15: `Popen` reports a process killed by signal N as -N), and the child never
+# heard of it from the wrapper: it was orphaned like the children in the first experiment,
+# still running. The folded check then ends it with a SIGTERM of its own.
 #
 # :::
 #
@@ -458,13 +465,6 @@ print("✓ refused while the child held it; ours as soon as SIGKILL ended the ho
 # `forkserver`.
 #
 # :::
-#
-# Two facts for the exercise below. A group can outlive its leader: while any member still
-# runs, `os.killpg(leader.pid, ...)` reaches it, even after the leader has been reaped. And a
-# signal a process ignores stays ignored in the children it starts, even after they exec
-# another program; the graded job `spawn-children --ignore-sigterm`, whose code is shown
-# under the exercise, starts its children that way, so they shrug off SIGTERM from their
-# first instruction.
 
 # %% [markdown]
 # ## Exercise 19.1 · Run a job with a time budget, and leave nothing behind

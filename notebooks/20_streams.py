@@ -414,11 +414,12 @@ fig = draw_clients()  # folded above, with the clients
 # is cut off 0.3 s later. All that time the good client asks every 0.02 s or so and is
 # answered: more than a dozen replies, all in order.
 #
-# In the server's counts, `frames` are the whole frames it read: the good client's, plus the
-# malformed client's two. `replies` are the normal answers among them: all but the one
-# `error:malformed`. `clean eof` counts the connections that ended between two frames. The
-# good client pauses 0.02 s between requests, far below the 0.3 s idle timeout, so the idle
-# rule can only cut off the silent client.
+# The server's counts follow from the good client's replies. `frames`, the whole frames it
+# read, is two more: the good client's, plus the malformed client's two. `replies`, the normal
+# answers, is one fewer than `frames`: all but the one `error:malformed`. `clean eof` is 2,
+# the good and the malformed client, which hung up between two frames. The good client pauses
+# 0.02 s between requests, far below the 0.3 s idle timeout, so the idle rule can only cut off
+# the silent client.
 #
 # In the figure, each bar is a connection and each tick an event: the server's (`on_event=tl.mark`:
 # an accepted connection, a decision from the table, a close) or a reply the good client read.
@@ -622,29 +623,32 @@ print("✓ drain() waited from the transport's pause until the reader read and i
 # :::{dropdown} Why
 #
 # Not after the first, nor after a few: dozens of `drain()`s returned at once (the answer's
-# first line gives the count). Follow the bytes:
+# first line gives the count). While the server read nothing, the kernel's socket buffers took
+# megabytes first (the answer's "passed on" line). Only once they were full did bytes stay in
+# the transport's write buffer, and the write that took it past 65,536 bytes paused the
+# writer. The `drain()` after that write waited until the server read and the buffer fell to
+# 16,384 bytes or fewer (the figure's dashed lines).
 #
-# 1. Most of them went past the transport. While the server's handler read nothing, the
-#    kernel's socket buffers took megabytes (Linux grows its loopback TCP buffers up to
-#    `net.ipv4.tcp_rmem` and `tcp_wmem`, so the count depends on the machine). A little went
-#    further: asyncio's stream reader on the server side reads from its socket into a buffer
-#    of its own even while the handler reads nothing, and stops only once that buffer holds
-#    more than 131,072 bytes (twice its default limit of 64 KiB). The answer's "passed on"
-#    line counts all of these together. Meanwhile every `drain()` returned at once or after a
-#    short pause: the transport may pause the writer for a moment while the kernel makes
-#    room, then resume it (the check's "short pause/resume cycles" line counts those).
-# 2. Only when the kernel's buffers were full did bytes stay in the transport's write buffer.
-# 3. Once a write took that buffer past 65,536 bytes with the kernel's buffers full, the
-#    transport called `pause_writing()` and could not resume: that `drain()` waited past 0.5 s.
-#    The client's green bar is that drain, then the next one for the 0.3 s the gate stayed
-#    shut. The server started reading, the buffer fell to 16,384 bytes or fewer, and the
-#    transport called `resume_writing()` (the dashed lines; the check's first line gives the
-#    buffer's size in bytes at each).
+# :::
 #
-# The server's lane stays light green to its end: it read nothing while the gate was shut,
-# and once the gate opened it read so fast that its blue is a sliver under the second dashed
-# line. `write()` never refuses bytes, so without `drain()` a producer that outruns its
-# consumer would grow the transport's write buffer without limit.
+# :::{dropdown} Going further: where the passed-on bytes went, and short pauses
+#
+# - **The kernel's buffers.** Linux grows its loopback TCP buffers up to `net.ipv4.tcp_rmem`
+#   and `tcp_wmem`, so how many megabytes fit depends on the machine.
+# - **The server's stream reader.** asyncio's stream reader on the server side reads from its
+#   socket into a buffer of its own even while the handler reads nothing, and stops only once
+#   that buffer holds more than 131,072 bytes (twice its default limit of 64 KiB). The
+#   answer's "passed on" line counts these bytes with the kernel's.
+# - **Short pauses.** While the kernel's buffers grew, the transport may have paused the
+#   writer for a moment and resumed it as the kernel made room; a `drain()` that met such a
+#   pause waited less than 0.5 s. The check's "short pause/resume cycles" line counts them.
+# - **The figure.** The client's green bar is the `drain()` that waited, then the next one for
+#   the 0.3 s the gate stayed shut. The server's lane stays light green to its end: it read
+#   nothing while the gate was shut, and once the gate opened it read so fast that its blue is
+#   a sliver under the second dashed line. The check's first line gives the transport's buffer
+#   size in bytes at the pause and at the resume.
+# - **Why call `drain()` at all.** `write()` never refuses bytes, so without `drain()` a
+#   producer that outruns its consumer would grow the transport's write buffer without limit.
 #
 # :::
 

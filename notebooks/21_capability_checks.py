@@ -41,11 +41,7 @@ figure_style()
 #
 # Each callable below takes a sample and, one way or another, produces a score. Think of them
 # as eight hooks a user could plug into a rollout; the dictionary after them names each hook
-# by how it is written. Something you can `await` is {term}`awaitable`. One of them,
-# `ReadyScore`, is awaitable without being a coroutine. `await` calls its `__await__` method,
-# which must return an iterator. A method with `yield` in it returns a generator, the easiest
-# iterator to write: this one hands control to the loop once, as `await asyncio.sleep(0)`
-# would, then returns the score.
+# by how it is written. Something you can `await` is {term}`awaitable`.
 
 # %%
 async def score_async(sample: str) -> float:
@@ -164,10 +160,14 @@ print(f"✓ the two checks disagree on {len(disagree)} hooks; neither sees the a
 # nor through a callable object. Look at the table for the rows where its two columns
 # disagree: four of the eight hooks (`score_later` to `score_ready`) return something
 # awaitable while `iscoroutinefunction` says no, and the async generator function
-# (`score_stream`) is async yet
-# gives nothing to await (you
-# `async for` over it). The question "must I await this?" is about the **result**,
-# and only `inspect.isawaitable(result)` answers it.
+# (`score_stream`) is async yet gives nothing to await (you `async for` over it). The question
+# "must I await this?" is about the **result**, and only `inspect.isawaitable(result)`
+# answers it.
+#
+# `score_ready` returns a `ReadyScore`, awaitable without being a coroutine: `await` calls its
+# `__await__` method, which must return an iterator. A method with `yield` in it returns a
+# generator, the easiest iterator to write: this one hands control to the loop once, as
+# `await asyncio.sleep(0)` would, then returns the score.
 #
 # :::
 #
@@ -182,8 +182,7 @@ print(f"✓ the two checks disagree on {len(disagree)} hooks; neither sees the a
 #
 # The classes check methods, not how an object was made: `Awaitable` asks for `__await__`
 # alone; `Coroutine` also for `send`, `throw` and `close`, the methods that drive a coroutine
-# step by step. A `Task` (chapter 03) is a kind of Future: it has `__await__`, and none of the
-# other three.
+# step by step. A `Task` (chapter 03) is a kind of Future: it has `__await__`.
 #
 # **Predict.** Which of the five checks give `True` for `ReadyScore(0.5)`, and which for the
 # `Task`?

@@ -37,12 +37,10 @@ from lab_snippets.showcode import show_source
 show_source(handle)
 
 # %% [markdown]
-# Each experiment calls `stop_service` (folded below with the imports): it starts the service,
-# sends one signal once a given number of jobs have printed `start`, and returns the exit
-# status and the events, shown as `start 2` (the event and the job's number). `serve` takes
-# its jobs as one string, `JOBS`, the cell after the two folds; its comments spell it out. Its
-# flag `--on-sigterm` chooses what the service does
-# on SIGTERM; each step below says which it uses.
+# Each experiment calls `stop_service(args, signal, started)` (folded below): it starts the
+# service, signals it after `started` jobs have started, and returns (status, events, when the
+# signal was sent). The service's flag `--on-sigterm` chooses what it does on SIGTERM; each
+# step below says which it uses.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import inspect
@@ -189,7 +187,7 @@ print("✓ with the handler, every job ran its cleanup before the service return
 #
 # The two names are all you need; how the service tells them apart is in the fold.
 
-# %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show how we know who raised it: the service's top level and interrupt_origin (not needed to follow)"}
+# %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show how the service tells the two apart: its top level and interrupt_origin"}
 show_source(_cmd_serve, first="try:", last="raise")
 show_source(interrupt_origin)
 
@@ -297,14 +295,10 @@ print("✓ the hook stopped the daemon worker; it could not stop the non-daemon 
 #
 # Both stops so far end every job at the signal, the cancelling one with a cleanup. The third
 # stop is graceful: `graceful_stop` (below) gives the jobs a budget of 0.5 s after SIGTERM,
-# then cancels what is left. It takes these three jobs and nothing else, unlike the exercise's.
-# `run_as_service(graceful_stop, JOBS, budget=0.5)` (folded) runs it as the service, in a
-# child process, and stops it like the others: the SIGTERM must reach a process this notebook
-# started, not the notebook itself, so the function is written to that process as source
-# text and runs there. That process, `run-service`, builds the same `intake` queue as `serve`
-# (fed with the jobs as they arrive) and calls the function with it, the same `handle` and
-# the budget, as its main coroutine. The answer's figure lays the three SIGTERM runs
-# on one timeline (the Ctrl-C run repeats the cancelling one, so it is left out).
+# then cancels what is left. The SIGTERM must hit a child process, so the helper
+# `run_as_service` (folded) runs the function there, with the same `intake` queue and
+# `handle` as `serve`. The answer's figure lays the three SIGTERM runs on one timeline (the
+# Ctrl-C run repeats the cancelling one, so it is left out).
 
 # %%
 async def graceful_stop(intake, handle, budget: float) -> int:

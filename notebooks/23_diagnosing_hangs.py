@@ -252,13 +252,11 @@ _ = await asyncio.wait([probe], timeout=2)  # assigned: no stray output
 # steps, one cell each: start the child and wait until it says it is stuck; send it SIGUSR1 and
 # read the dump; then let it go and see how it ended.
 #
-# **Step 1.** Start `frozen` (`HANGS` starts the course's hang module, `python -m
-# lab_snippets.hangs`). With `--register` it first asks `faulthandler` to dump every thread's
-# stack on SIGUSR1; it prints `ready` once each thread holds one lock and waits for the other's.
-# The `5` bounds its run to 5 s whatever happens; when we close its stdin, it prints `gave-up`
-# and exits with status 0, which is how this notebook ends it.
+# **Step 1.** Start `frozen`: it deadlocks two threads and registers a SIGUSR1 dump, then
+# prints `ready`; closing its stdin ends it with status 0.
 
 # %%
+# HANGS: python -m lab_snippets.hangs; "5": it never runs longer than 5 s
 frozen = subprocess.Popen(HANGS + ["frozen", "5", "--register"], stdin=subprocess.PIPE,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 print(read_line(frozen.stdout, timeout=10).strip())  # "ready": each holds one lock
@@ -268,14 +266,6 @@ from lab_snippets.hangs import _cmd_frozen, take_a_then_b
 
 show_source(_cmd_frozen, first="if args.register", last="faulthandler.register(")
 show_source(take_a_then_b, first="with a:", last="b.acquire()")
-
-# %% [markdown]
-# In the thread's source (folded above; the other thread is its mirror image), `_meet(both_hold)`
-# and `parked` are bookkeeping you can skip on a first reading: they make sure both threads sit
-# in their blocking call before we dump (the fold after the second dump says why). Step 2
-# reads the child's stderr with two folded helpers: `read_until(stream, *words)` reads lines
-# until every one of the words has appeared, and `frames_of(dump)` keeps the dump's lines that
-# name the two deadlocked functions, each with the source line it points at.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: reading the child's output and the dump's frames"}
 # read_until(stream, *words): reads line by line until every one of `words` has appeared.
@@ -393,7 +383,8 @@ print("✓ 0.3 s after the deadlock the watchdog dumped both threads; the proces
 # crash the process (CPython's tracker has reports like it, gh-116008). So the child above
 # prints `ready` only once both threads hold their first lock and sit in `b.acquire()` or
 # `a.acquire()`, one blocking call each, running no Python code while we dump: that is what
-# `_meet` and `parked` are for. `parked.append` is itself a call into C, so it leaves the
+# `_meet(both_hold)` and `parked` are for, in the thread's source folded under Step 1 (the
+# other thread is its mirror image). `parked.append` is itself a call into C, so it leaves the
 # thread's own function as its top frame, which is what the child checks. `py-spy` needs ptrace permission on Linux: the same user
 # and a Yama `ptrace_scope` that allows it, or root, and in a container the `CAP_SYS_PTRACE`
 # capability. The course does not depend on it.

@@ -17,7 +17,7 @@
 # 5. route each piece of work to the loop or to a process pool by its size.
 #
 # **Needs** chapters 08 (thread pools, the heartbeat) and 12 (process pools, the GIL) · about
-# 65 minutes
+# 70 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -179,6 +179,9 @@ else:
 # processes had the CPUs. `to_thread` moves the *waiting* off the loop; it does not add CPU. For
 # throughput, scoring needs other processes.
 #
+# And the loop's turns are short and seldom: its silences are short, but many short silences
+# still add up to nearly the whole work; the three-ways figure further down shows it.
+#
 # :::
 #
 # :::{dropdown} Going further: free-threaded builds
@@ -220,14 +223,16 @@ async def two_calls(pool) -> tuple[float, float, set]:
 
 
 # %% [markdown]
-# First the parallelism. Predict: two `burn(300)` calls run at once in two processes, on a
-# machine with two CPUs. Are both ever executing at the same instant, and how close to 2 CPUs
-# busy can they come?
+# First the parallelism. Predict: two `burn(1200)` calls (four times the `to_thread` section's)
+# run at once in two processes, each pinned to a CPU of its own as in chapter 12, on a machine
+# with two idle CPUs. Are both ever executing at the same instant, and how close to 2 CPUs busy
+# can they come?
 #
 # The answer runs the same pair in two threads beside them, for comparison (after the
-# `to_thread` section that row holds no surprise). For each pair it prints the share of the time
-# during which **both** calls were executing at once (each `burn` notes when it was executing, as
-# in chapter 12) and how many CPUs the two kept busy on average.
+# `to_thread` section that row holds no surprise). Its first line says what this machine let
+# the two processes do. Then, for each pair, it prints the share of the time during which
+# **both** calls were executing at once (each `burn` notes when it was executing, as in
+# chapter 12) and how many CPUs the two kept busy on average.
 
 # %% tags=["remove-cell", "needs-cores"]
 # Not shown: a first, plain run of CPU seconds per second (the exercise's grading runs this cell
@@ -244,49 +249,79 @@ for label, values in cpu_per_second.items():
 load = os.getloadavg()[0]
 print(f"load average of this machine meanwhile: {load:.1f} on {os.cpu_count()} CPUs")
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helper that times two calls"}
-from lab_snippets.proc_workers import RUN_GAP, overlap_seconds  # chapter 12's instruments
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: CPU pinning, a pool of their own, two calls timed"}
+from threading import Thread
+
+# chapter 12's instruments
+from lab_snippets.proc_workers import RUN_GAP, overlap_seconds, pid_after
+
+CHUNKS = 1200  # each call: burn(1200)
+# pins: on Linux, burn(chunks, cpu) first pins its process to that CPU, so that the two
+# processes cannot share one core, as in chapter 12 (None: no pinning).
+CPUS = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+pins = CPUS[:2] if len(CPUS) >= 2 and hasattr(os, "sched_setaffinity") else [None, None]
 
 
-async def both_at_once(pool) -> dict:
-    """Two burn(300) calls at once in `pool`: the share of the wall time both were executing,
-    their CPU seconds per wall second, whether that share is within the clock's sampling (one
-    RUN_GAP per running interval), and the pids that ran them."""
-    start = time.monotonic()
+async def both_at_once(pool, cpus=(None, None)) -> dict:
+    """Two burn(CHUNKS) calls at once in `pool`, the n-th pinned to cpus[n]. Over
+    their span (the first call's start to the last one's end): the share during which
+    both were executing, each one's share, their CPU seconds per second, whether the
+    shared time is within the clock's sampling (one RUN_GAP per running interval), and
+    their pids."""
     reports = await asyncio.wait_for(asyncio.gather(
-        *(loop.run_in_executor(pool, burn, 300) for _ in range(2))), timeout=60)
-    wall_time = time.monotonic() - start
+        *(loop.run_in_executor(pool, burn, CHUNKS, cpu) for cpu in cpus)), timeout=60)
+    span = max(r["end"] for r in reports) - min(r["start"] for r in reports)
     together = overlap_seconds(reports[0]["intervals"], reports[1]["intervals"])
     resolution = RUN_GAP * sum(len(r["intervals"]) for r in reports)
-    each = [sum(end - start for start, end in r["intervals"]) / wall_time for r in reports]
-    return {"both": together / wall_time, "cpu": sum(r["cpu"] for r in reports) / wall_time,
+    each = [sum(end - start for start, end in r["intervals"]) / span for r in reports]
+    return {"both": together / span, "cpu": sum(r["cpu"] for r in reports) / span,
             "each": each, "within sampling": together <= resolution,
             "pids": {r["pid"] for r in reports}}
 
 
-def what_this_run_saw(best: dict) -> str:
-    """Whether the machine let the two processes run side by side, in one line."""
-    first, second = best["each"]
-    if best["both"] >= 0.5:
-        return "→ this run: two CPUs were free, and the processes ran side by side most of the time"
+def what_this_run_saw(pair: dict) -> str:
+    """Which machine this run had, in one line, read from the processes' own shares."""
+    first, second = pair["each"]
+    if len(CPUS) < 2:
+        return "→ this run: one CPU only, so the processes too could only take turns"
+    if min(first, second) >= 0.9:  # neither process waited for its CPU
+        return (f"→ this run: two CPUs were free; each process ran {first:.0%} and "
+                f"{second:.0%} of the time, and both at once {pair['both']:.0%}")
     # a busy machine: say so, rather than leave the numbers to contradict the Why
     return (f"→ this run: the machine was busy; each process ran only {first:.0%} and "
-            f"{second:.0%} of the time, so they overlapped {best['both']:.0%} "
+            f"{second:.0%} of the time, so they overlapped {pair['both']:.0%} "
             "(with two idle CPUs, nearly all the time)")
 
 
+def shut_down_within(pool, seconds: float = 10) -> bool:
+    """pool.shutdown(), waiting at most `seconds` for its workers to end; True if so."""
+    closer = Thread(target=pool.shutdown, kwargs={"cancel_futures": True}, daemon=True)
+    closer.start()
+    closer.join(timeout=seconds)
+    return not closer.is_alive()
+
+
 async def compare_threads_and_processes() -> dict[str, list[dict]]:
-    """Two threads and two processes, interleaved, three times each."""
+    """Two threads and two pinned processes, interleaved, three times each. The
+    processes are a pool of their own, so that pinning leaves `process_pool` alone."""
     runs = {"two threads": [], "two processes": []}
-    with ThreadPoolExecutor(2, thread_name_prefix="scorer") as threads:
-        for _ in range(3):
-            for label, executor in (("two threads", threads), ("two processes", process_pool)):
-                runs[label].append(await both_at_once(executor))
+    pinned_pool = ProcessPoolExecutor(2, mp_context=get_context("spawn"))
+    try:  # both workers started first, so that their start-up is not timed
+        warm_up = (loop.run_in_executor(pinned_pool, pid_after, 0.1) for _ in range(2))
+        await asyncio.wait_for(asyncio.gather(*warm_up), timeout=30)
+        with ThreadPoolExecutor(2, thread_name_prefix="scorer") as threads:
+            for _ in range(3):
+                runs["two threads"].append(await both_at_once(threads))
+                runs["two processes"].append(await both_at_once(pinned_pool, pins))
+    finally:
+        assert shut_down_within(pinned_pool), "the pinned pool's workers did not end"
     return runs
 
 
 # %% tags=["hide-output", "needs-cores"] mystnb={"code_prompt_show": "Show the answer"}
 side_by_side = await compare_threads_and_processes()  # folded: 3 rounds each
+best_pair = max(side_by_side["two processes"], key=lambda r: r["both"])
+print(what_this_run_saw(best_pair))  # first: what this machine let the processes do
 for kind, runs in side_by_side.items():
     both = max(r["both"] for r in runs)  # best of three
     cpu = max(r["cpu"] for r in runs)
@@ -294,20 +329,35 @@ for kind, runs in side_by_side.items():
           f"· {cpu:.2f} CPUs busy on average (CPU seconds per second)")
 print("load average of this machine meanwhile:",
       f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
-best = max(side_by_side["two processes"], key=lambda r: r["both"])
-print(what_this_run_saw(best))  # an idle machine or a busy one
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-process_pids = set().union(*(r["pids"] for r in side_by_side["two processes"]))
-assert len(process_pids) == 2 and os.getpid() not in process_pids, (
-    "the process calls ran in two other processes")
 if gil:
     assert all(r["within sampling"] for r in side_by_side["two threads"]), (
         "with the GIL, two threads never execute Python at once")
     # resolution: a ratio, not a time: the GIL caps two threads at one core's worth; 0.1 is the CPU clocks' sampling
     assert max(r["cpu"] for r in side_by_side["two threads"]) <= 1.1, (
         "with the GIL, two threads get one CPU at most")
-    print("✓ the two threads never executed at once (the GIL); the process calls ran in two other processes")
+    print("✓ the two threads never executed at once (the GIL),"
+          " and kept one CPU busy at most")
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: pinned-processes-run-at-once
+process_1, process_2 = best_pair["each"]
+processes_both = best_pair["both"]
+if len(CPUS) < 2:
+    print("Only one CPU is available here:",
+          "processes cannot run at the same instant either.")
+else:
+    # Compared with the chance product of the shares this run measured, however small a busy
+    # machine made them: processes that took turns would score 0 on any load.
+    assert processes_both >= 0.1 * process_1 * process_2, (
+        f"two processes should run at the same instant: both ran {processes_both:.1%} of the "
+        f"time, less than a tenth of {process_1:.0%} × {process_2:.0%}")
+    process_pids = set().union(*(r["pids"] for r in side_by_side["two processes"]))
+    assert len(process_pids) == 2 and os.getpid() not in process_pids, (
+        "the process calls ran in two other processes")
+    print(f"✓ the two processes ran at the same instant {processes_both:.0%} of the time "
+          f"(each ran {process_1:.0%} and {process_2:.0%} of it)")
 
 # %% [markdown]
 # :::{dropdown} Why
@@ -315,13 +365,13 @@ if gil:
 # Read the first column. **Two threads** were never executing at the same instant: the GIL
 # lets one of them run Python code at a time (the `to_thread` section), so their share is zero
 # on any machine, and their CPU seconds per second stay at one or below. **Two processes**
-# each have their own interpreter and GIL, so nothing in Python keeps them apart; their share
-# is above zero whenever the machine gives each of them a CPU at the same moment. How far
-# above, and the second column, depend on the machine: with two idle CPUs they run side by side
-# nearly all the time and come close to 2 CPU seconds per second. The line under the table
-# says which this run saw. On a busy machine the overlap can even come out at zero, the two
-# processes taking turns like the threads (seen here once at a load of 7 on 2 CPUs); chapter 12
-# pins each process to a CPU of its own so that the overlap shows at any load.
+# each have their own interpreter and GIL, so nothing in Python keeps them apart, and each had
+# a CPU of its own: both execute at once whenever each gets its CPU at the same moment. With
+# two idle CPUs that is nearly all the time, close to 2 CPU seconds per second. On a busy
+# machine other programs take turns on those two CPUs: each process then runs only part of the
+# time, and the two overlap about as often as chance has them meet (the check asks for at
+# least a tenth of the product of their shares), where the threads never do. The answer's
+# first line says which this run saw.
 #
 # :::
 #
@@ -330,9 +380,10 @@ if gil:
 # When more programs want a CPU than there are CPUs (the load average, under the table: how many
 # wanted one, on average, over the last minute), each process waits for its turns, both numbers
 # fall, and the CPU seconds per second can come out no higher than the threads'. Then the first
-# column still tells the two apart. The same load moves the crossover of the price table below,
-# and it puts holes in the process pool's lanes of the heartbeat figure further down. (A
-# free-threaded build is another matter: see the note on it in the `to_thread` section's Why.)
+# column still tells the two apart. The rest of the chapter uses `process_pool`, whose workers
+# are not pinned: the same load moves the crossover of the price table below, and it puts holes
+# in the process pool's lanes of the heartbeat figure further down. (A free-threaded build is
+# another matter: see the note on it in the `to_thread` section's Why.)
 #
 # :::
 
@@ -575,14 +626,19 @@ for label in silence:
     print(f"{label:<13} longest gap: {silence[label]:.0%} of the work",
           f"· the work had a CPU {ran[label]:.0%} of its time")
 print(f"load average meanwhile: {load_three_ways:.1f} on {os.cpu_count()} CPUs")
+in_thread = ran["to_thread"]  # read from this run: few holes, or a busy machine's many
+print(f"→ this run: the work in a thread had a CPU {in_thread:.0%} of its time,",
+      "so its lane shows few holes" if in_thread >= 0.9 else
+      "so its lane has holes: the machine was busy (the fold below says why)")
 
 # %% [markdown]
 # :::{dropdown} Going further: the work's CPU share, and red in the pool's lanes on a busy machine
 #
-# The work had a CPU about 100% of its time in a thread too (the fold above prints it). It gave
-# the GIL up at each heartbeat the loop answered, but only for the moment a heartbeat takes, far
-# less than 6 ms, the shortest hole its lane counts (`burn`'s `gap=0.006`, in the folded
-# runner), so its lane shows no holes.
+# The work in a thread gave the GIL up at each heartbeat the loop answered, but only for the
+# moment a heartbeat takes, far less than 6 ms, the shortest hole its lane counts (`burn`'s
+# `gap=0.006`, in the folded runner). Those hand-overs leave no hole in its lane: on a machine
+# with a CPU to spare, the work in a thread had a CPU nearly all its time, and its lane shows
+# few holes. The last line in the fold above reads this run's share and says which it saw.
 #
 # When more programs want a CPU than there are CPUs (the load line in the same fold), the
 # operating system gives each of them turns, the worker and the loop's thread included. Then
