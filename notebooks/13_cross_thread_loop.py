@@ -94,7 +94,7 @@ try:
 except Exception as exc:
     outcome = exc
 finally:
-    coro.close()
+    coro.close()  # never started: close it, or Python warns "never awaited"
 
 print(f"asyncio.run(fetch_reward(1)) from this cell: {outcome!r}")
 
@@ -213,14 +213,17 @@ print("✓ the coroutine ran on the loop thread; the thread ended and its loop i
 # The coroutine ran on `core-loop`, the thread that runs the loop it was submitted to;
 # `result()` only waited for it on the calling thread.
 #
-# `LoopThread` below grows that core into a class. Two of its methods matter now: `run()`
-# submits a coroutine and waits for its result with a timeout, and `submit()` returns the
-# future without waiting. Its thread runs `serve_forever` (in the fold: run the loop until it
-# is stopped, then close it) and is a daemon thread, so it does not keep the interpreter from
-# exiting. `__init__` waits on a `threading.Event`, `started`, which the loop sets with its
-# first callback: so `__init__` returns only once the loop is running, and a loop thread that
-# cannot start fails there, with an error, not later as a `result()` that times out. `stop()` and its helper `_cancel_other_tasks` (in the fold) can wait for the
-# section "Stopping the loop thread", which puts them to the test.
+# `LoopThread` below grows that core into a class:
+#
+# - `run()` submits a coroutine and waits for its result with a timeout; `submit()` returns
+#   the future without waiting;
+# - its thread runs `serve_forever` (in the fold: run the loop until it is stopped, then
+#   close it), as a daemon thread, which does not keep the interpreter from exiting;
+# - `started`, a `threading.Event` that the loop sets with its first callback: `__init__`
+#   returns only once the loop runs, so a loop thread that cannot start fails there, with an
+#   error, not later as a `result()` that times out;
+# - `stop()` and its helper `_cancel_other_tasks` (in the fold): later, in *Stopping the loop
+#   thread*, which puts them to the test.
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the loop thread's body and its shutdown helper"}
 def serve_forever(loop: asyncio.AbstractEventLoop, started: threading.Event) -> None:
@@ -487,13 +490,10 @@ print("✓ in debug mode, call_soon from another thread raised RuntimeError")
 #
 # ## Waiting on the loop from the loop's own thread
 #
-# A coroutine running on the loop thread calls `background.run(...)`, which blocks that same
-# thread while it waits. In the Measure above, the wait in `background.run` was on the
-# notebook's thread, so the notebook's loop, which runs on that thread, did not tick until the
-# wait ended. Now the wait moves onto the loop thread itself. The coroutine below,
-# `run_from_the_loop_thread`, runs *on the loop thread*, and there it calls
-# `background.run(marked_reward(5))`. `marked_reward(5)` marks the
-# timeline when it starts, then returns `fetch_reward(5)`: 0.5, after a sleep of 0.01 s.
+# In the Measure above, the wait in `background.run` was on the notebook's thread, so the
+# notebook's loop, which runs on that thread, did not tick until the wait ended. Now the wait
+# moves onto the loop thread itself. `marked_reward(5)` marks the timeline when it starts,
+# then returns `fetch_reward(5)`: 0.5, after a sleep of 0.01 s.
 
 # %%
 async def marked_reward(sample_id: int) -> float:
@@ -512,9 +512,16 @@ async def run_from_the_loop_thread() -> str:  # runs on the loop thread
 
 
 # %% [markdown]
-# The cell after it hands `run_from_the_loop_thread()` to the loop thread, then gives the
-# loop 0.05 s more before it prints the marks. Predict: does the wait on the loop thread get
-# `0.5`, and when does `marked_reward` start?
+# Who waits where, in the cell below:
+#
+# 1. the notebook's thread calls `background.run(run_from_the_loop_thread())` and waits in
+#    `result()` (up to 3 s);
+# 2. the loop thread runs `run_from_the_loop_thread()`;
+# 3. which calls `background.run(marked_reward(5))`: it submits `marked_reward(5)` to the
+#    same loop and waits in `result()` (up to 0.3 s), on the loop thread.
+#
+# Then the cell gives the loop 0.05 s more before it prints the marks. Predict: does the wait
+# in step 3 get `0.5`, and when does `marked_reward` start?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -744,11 +751,7 @@ assert debug_flags == [True], debug_flags
 #
 # :::{dropdown} Hint: cancelling the coroutine from the caller's thread
 #
-# *A timeout does not cancel* above shows the pieces: `future.cancel()` on the
-# `concurrent.futures.Future` that `run_coroutine_threadsafe` returned, called from your
-# thread, has the loop cancel the task (asyncio passes the cancel on with
-# `call_soon_threadsafe`, the only safe way in). To know whether you are on the loop thread,
-# compare `threading.current_thread()` with `loop_thread.thread`.
+# Look at `future.cancel()` in *A timeout does not cancel*, above.
 #
 # :::
 #

@@ -465,11 +465,6 @@ faults = {
 options = {"t4": {"budget": SHORT_BUDGET}, "t6": {"work": 2.0}, "t7": {"guard": 0.5}}
 
 # %% [markdown]
-# In short: t4's budget is 1 s, and its harness hangs; t6's harness would work 2 s and is
-# cancelled 0.1 s into it; t7's guard is 0.5 s, and t7 is started first. Every other guard
-# is `guard_for(budget)`: the budget, plus the evaluation's timeout, plus a margin, far longer
-# than anything its task waits for.
-#
 # t6's cancel comes from outside, the way a rollout that has collected enough samples cancels
 # the rest. The folded instruments give the batch a fresh timeline, a fresh `registry` (the
 # course's ledger: it records each acquire and release of a resource), and an event,
@@ -536,8 +531,32 @@ def draw_batch():
 # wait; the `finally` marked `instrument` leaves no task behind; and `draw_batch()` draws the
 # run.
 #
-# **Predict**, from the listing of `agent_task` above. Which of the seven tasks end with
-# status `ok`? And what does the caller of t6, the task cancelled from outside, get back?
+# What meets each task (`faults` and `options` above; every guard not listed is
+# `guard_for(budget)`, far longer than anything its task waits for):
+#
+# | task | fault | setting | what happens in the chain |
+# |---|---|---|---|
+# | t1 | none | | nothing goes wrong |
+# | t2 | boot fails once | | the first boot raises `ConnectionError`; `boot_sandbox` retries (three attempts in all) |
+# | t3 | boot always fails | | all three boots raise `ConnectionError`; then `boot_sandbox` raises it |
+# | t4 | harness hangs | budget 1 s | at the budget, `run_harness` returns `(BUDGET_EXCEEDED, None)`, without raising |
+# | t5 | evaluation error | | `evaluate` raises `RuntimeError` |
+# | t6 | cancelled from outside | work 2 s | cancelled 0.1 s into its harness: `CancelledError` |
+# | t7 | boot hangs | guard 0.5 s | the boot never returns; the guard raises `TimeoutError` at 0.5 s |
+#
+# t7 starts first, so it holds one of the two boot permits from t = 0.
+#
+# `agent_task` does one of three things with what reaches it:
+#
+# - an exception (the guard's `TimeoutError`, or any other `Exception`): it returns an aborted
+#   `Outcome`;
+# - a harness step that returns, even with `BUDGET_EXCEEDED`: the diff is graded (no diff,
+#   reward 0.0), and the status is `ok`;
+# - a `CancelledError`, which is not an `Exception`: not caught, it propagates to the caller
+#   once `finally` has dropped the session.
+#
+# **Predict.** Which of the seven tasks end with status `ok`? And what does the caller of t6,
+# the task cancelled from outside, get back?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 permits = asyncio.Semaphore(BOOT_LIMIT)
@@ -665,7 +684,8 @@ print("✓ no more than two boots at once: the boot semaphore's limit held")
 BOOT_INSTRUMENTS = ("asked = ", "tl.add(", "registry.held(", "phase(task, \"C\"")
 show_listing(boot_sandbox, instruments=BOOT_INSTRUMENTS, plain=True)
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show boot_sandbox as it runs, with its instrument lines"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show boot_sandbox as it runs, with its instrument lines"}
+# BOOT_INSTRUMENTS (set above the listing): marks of the lines that only draw or record
 show_listing(boot_sandbox, instruments=BOOT_INSTRUMENTS)  # marks the instrument lines
 
 # %% [markdown]
@@ -755,6 +775,101 @@ show_listing(run_harness)
 # | `Outcome(task, "aborted: …")` | a sample marked aborted |
 # | `registry` | nothing: the course's ledger of every acquire and release |
 # | `phase(task, "H")` | nothing: draws a lettered step on the timeline |
+
+# %% [markdown]
+# ## What does a five-second poll cost?
+#
+# slime's harness step polls too: its helper `_await_done_marker` (quoted under *In slime*)
+# sleeps 5 s, then asks the sandbox whether the agent's exit-code marker exists, until the
+# deadline; meanwhile the sandbox stays up. A model: the same loop, its 5 s scaled to 0.1 s
+# and a file for the marker, watches eight agents that finish at different moments; beside
+# it, a wait woken by the marker being written (as `proc.wait()` is by a child's end).
+# Predict: on average, how long after its agent has finished does the loop return, as a share
+# of the interval?
+
+# %%
+import tempfile
+
+POLL = 0.1  # slime's 5 s, scaled down 50 times
+
+
+async def await_done_marker(marker: str, budget: float) -> int:
+    deadline = time.monotonic() + budget
+    while time.monotonic() < deadline:
+        await asyncio.sleep(POLL)
+        if os.path.exists(marker):
+            with open(marker) as done:
+                return int(done.read())
+    return BUDGET_EXCEEDED
+
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the agents and the two watchers"}
+# Eight agents: each writes its marker after its own time, and sets an event as it does.
+FINISH = [0.03, 0.17, 0.24, 0.31, 0.49, 0.55, 0.62, 0.86]
+lag = {"poll": [], "woken": []}
+
+
+async def agent(marker: str, seconds: float, written: asyncio.Event) -> float:
+    await asyncio.sleep(seconds)
+    with open(marker, "w") as done:
+        done.write("0")
+    written.set()
+    return time.monotonic()
+
+
+async def watch(marker: str, seconds: float) -> None:
+    written = asyncio.Event()
+    finishing = asyncio.create_task(agent(marker, seconds, written))
+    polled = asyncio.create_task(await_done_marker(marker, budget=5))
+    await asyncio.wait_for(written.wait(), timeout=5)
+    woken_at = time.monotonic()
+    exit_code = await asyncio.wait_for(polled, timeout=6)
+    finished_at = await finishing
+    lag["poll"].append(time.monotonic() - finished_at)
+    lag["woken"].append(woken_at - finished_at)
+    assert exit_code == 0
+
+
+with tempfile.TemporaryDirectory() as folder:
+    async with asyncio.timeout(10):
+        await asyncio.gather(*(watch(os.path.join(folder, f"agent{k}.done"), s)
+                               for k, s in enumerate(FINISH)))
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# FINISH (folded above): when each agent finishes; lag: how late each watcher answered
+print("agent finished at   lag of the 0.1 s poll   lag of a wait woken by the marker")
+for finished, polled, woken in zip(FINISH, lag["poll"], lag["woken"], strict=True):
+    print(f"{finished:17.2f} s {polled:19.3f} s {woken:22.4f} s")
+mean_poll, mean_woken = (sum(lag[k]) / len(FINISH) for k in ("poll", "woken"))
+print(f"mean: the poll {mean_poll:.3f} s ({mean_poll / POLL:.0%} of the interval), "
+      f"the woken wait {mean_woken:.4f} s")
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: a-poll-answers-half-an-interval-late
+# floor: a look never comes before its planned moment (a sleep never ends early), and the eight
+# finishing times are spread over the interval, so the lag is a share of it on any machine
+assert mean_poll > POLL / 4, (
+    f"a loop that sleeps {POLL} s between looks finds a finished agent a good share of an "
+    f"interval late: mean lag {mean_poll:.4f} s")
+assert mean_woken * 5 < mean_poll, (
+    f"a loop that looks every {POLL} s finds a finished agent late, a wait woken by the marker at "
+    f"once: the woken wait's mean lag {mean_woken:.4f} s against the poll's {mean_poll:.3f} s")
+print(f"✓ the poll answered {mean_poll / POLL:.0%} of an interval late on average; "
+      f"the woken wait ≈0 s ({mean_woken * 1000:.2f} ms measured)")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# An agent finishes at any moment between two looks, so the loop finds it late by the share
+# of an interval on the last printed line, a little over half: each look also comes a little late, as
+# each sleep starts after the previous check and ends a little late, more so on a busy
+# machine. In slime the interval is 5 s: a finished agent keeps its sandbox up about 2.5 s longer on average, up to 5 s. Against
+# an agent budget of minutes that is small, and slime pays it on purpose: the docstring of
+# `_await_done_marker` says the short polls keep the sandbox alive against idle garbage
+# collection. A step that owns its child can wait on the child itself, as Exercise 14.1
+# asks, and is woken at its end.
+#
+# :::
 
 # %% [markdown]
 # ## Why the harness step reads the pipe
@@ -1198,8 +1313,8 @@ finally:
 # boot; the harness, with the budget helper `_await_done_marker` that our `run_harness`
 # copies; the evaluation; the end, where failures become aborted samples and the session is
 # dropped. Every use of these mechanisms in slime is listed in the
-# [source inventory](../book/reference/inventory.md). Last, a run shows what that helper's
-# poll costs. To pick what to read:
+# [source inventory](../book/reference/inventory.md); *What does a five-second poll cost?*
+# measured that helper's poll. To pick what to read:
 #
 # | step | in slime | here | taught in |
 # |---|---|---|---|
@@ -1229,95 +1344,3 @@ show_call_site("14e")
 
 # %% tags=["remove-input"]
 show_call_site("14f")
-
-# %% [markdown]
-# **What does the five-second poll cost?** `_await_done_marker`, quoted above, sleeps 5 s, then
-# asks the sandbox whether the agent's exit-code marker exists, until the deadline; meanwhile
-# the sandbox stays up. A model: the same loop, its 5 s scaled to 0.1 s and a file for the
-# marker, watches eight agents that finish at different moments; beside it, a wait woken by
-# the marker being written (as `proc.wait()` is by a child's end). Predict: on average, how
-# long after its agent has finished does the loop return, as a share of the interval?
-
-# %%
-import tempfile
-
-POLL = 0.1  # slime's 5 s, scaled down 50 times
-
-
-async def await_done_marker(marker: str, budget: float) -> int:
-    deadline = time.monotonic() + budget
-    while time.monotonic() < deadline:
-        await asyncio.sleep(POLL)
-        if os.path.exists(marker):
-            with open(marker) as done:
-                return int(done.read())
-    return BUDGET_EXCEEDED
-
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the agents and the two watchers"}
-# Eight agents: each writes its marker after its own time, and sets an event as it does.
-FINISH = [0.03, 0.17, 0.24, 0.31, 0.49, 0.55, 0.62, 0.86]
-lag = {"poll": [], "woken": []}
-
-
-async def agent(marker: str, seconds: float, written: asyncio.Event) -> float:
-    await asyncio.sleep(seconds)
-    with open(marker, "w") as done:
-        done.write("0")
-    written.set()
-    return time.monotonic()
-
-
-async def watch(marker: str, seconds: float) -> None:
-    written = asyncio.Event()
-    finishing = asyncio.create_task(agent(marker, seconds, written))
-    polled = asyncio.create_task(await_done_marker(marker, budget=5))
-    await asyncio.wait_for(written.wait(), timeout=5)
-    woken_at = time.monotonic()
-    exit_code = await asyncio.wait_for(polled, timeout=6)
-    finished_at = await finishing
-    lag["poll"].append(time.monotonic() - finished_at)
-    lag["woken"].append(woken_at - finished_at)
-    assert exit_code == 0
-
-
-with tempfile.TemporaryDirectory() as folder:
-    async with asyncio.timeout(10):
-        await asyncio.gather(*(watch(os.path.join(folder, f"agent{k}.done"), s)
-                               for k, s in enumerate(FINISH)))
-
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-# FINISH (folded above): when each agent finishes; lag: how late each watcher answered
-print("agent finished at   lag of the 0.1 s poll   lag of a wait woken by the marker")
-for finished, polled, woken in zip(FINISH, lag["poll"], lag["woken"], strict=True):
-    print(f"{finished:17.2f} s {polled:19.3f} s {woken:22.4f} s")
-mean_poll, mean_woken = (sum(lag[k]) / len(FINISH) for k in ("poll", "woken"))
-print(f"mean: the poll {mean_poll:.3f} s ({mean_poll / POLL:.0%} of the interval), "
-      f"the woken wait {mean_woken:.4f} s")
-
-# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-# claim: a-poll-answers-half-an-interval-late
-# floor: a look never comes before its planned moment (a sleep never ends early), and the eight
-# finishing times are spread over the interval, so the lag is a share of it on any machine
-assert mean_poll > POLL / 4, (
-    f"a loop that sleeps {POLL} s between looks finds a finished agent a good share of an "
-    f"interval late: mean lag {mean_poll:.4f} s")
-assert mean_woken * 5 < mean_poll, (
-    f"a loop that looks every {POLL} s finds a finished agent late, a wait woken by the marker at "
-    f"once: the woken wait's mean lag {mean_woken:.4f} s against the poll's {mean_poll:.3f} s")
-print(f"✓ the poll answered {mean_poll / POLL:.0%} of an interval late on average; "
-      f"the woken wait {mean_poll / max(mean_woken, 1e-6):.0f} times sooner")
-
-# %% [markdown]
-# :::{dropdown} Why
-#
-# An agent finishes at any moment between two looks, so the loop finds it late by the share
-# of an interval on the last printed line, a little over half: each look also comes a little late, as
-# each sleep starts after the previous check and ends a little late, more so on a busy
-# machine. In slime the interval is 5 s: a finished agent keeps its sandbox up about 2.5 s longer on average, up to 5 s. Against
-# an agent budget of minutes that is small, and slime pays it on purpose: the docstring of
-# `_await_done_marker` says the short polls keep the sandbox alive against idle garbage
-# collection. A step that owns its child can wait on the child itself, as Exercise 14.1
-# asks, and is woken at its end.
-#
-# :::

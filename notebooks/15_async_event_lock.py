@@ -35,15 +35,11 @@ figure_style()
 # ## How many waiters does one `set()` wake?
 #
 # `await event.wait()` suspends a task until the `asyncio.Event` is set, and `event.set()`
-# sets it. One `set()` waking every waiter is the pattern behind slime's weight-update handler
-# (*In slime*, at the end), where many requests share one reload; slime builds it from a shared
-# Future instead of an `Event`, and a Future wakes all its waiters alike. Below, four rollout
-# tasks wait for "new weights
-# are loaded", and the notebook calls `set()` once; a `Timeline`, the course's stopwatch
-# (chapter 01), notes when each one waits and wakes. The answer's cell then adds a fifth
-# waiter, arriving after the `set()`, and a sixth, arriving after `event.clear()`. Predict: how
-# many of the four wake, and what does each later waiter see: does it wait, or pass straight
-# through?
+# sets it. Below, four rollout tasks wait for "new weights are loaded", and the notebook calls
+# `set()` once; a `Timeline`, the course's stopwatch (chapter 01), notes when each one waits
+# and wakes. The answer's cell then adds a fifth waiter (the notebook itself), arriving after
+# the `set()`, and a sixth, arriving after `event.clear()`. Predict: how many of the four
+# wake, and what does each later waiter see: does it wait, or pass straight through?
 
 # %%
 tl = Timeline()
@@ -67,7 +63,7 @@ woken_after_set = sum(t.done() for t in waiters)
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 # waiters 5 and 6: one after the set(), one after clear()
-try:  # the fifth waiter
+try:  # the fifth waiter: the notebook itself
     late_waiter_passed = await asyncio.wait_for(weights_loaded.wait(), timeout=0.5)
 except TimeoutError:
     late_waiter_passed = False
@@ -100,6 +96,10 @@ print("✓ set() woke all four waiters and stayed set until clear()")
 # its timeout. An `Event` carries no value and does not count: setting it twice is the same as
 # once, and a waiter cannot tell *which* `set()` woke it. When the waiters need a result, a
 # future is the better tool (the section "One operation in flight, many waiters" below).
+#
+# One `set()` waking every waiter is the pattern behind slime's weight-update handler (*In
+# slime*, at the end), where many requests share one reload; slime builds it from a shared
+# future instead of an `Event`, and a future wakes all its waiters alike.
 #
 # :::
 #
@@ -896,6 +896,10 @@ print("✓ one reload for five requests; the disconnect cost nobody else; ckpt-1
 #
 # :::
 #
-# And if the client that started the reload disconnects? Neither quote above shows this weak spot:
-# the disconnect cancels the handler, and its cleanup fails before it resolves the shared
-# future, so later requests for that checkpoint wait with no end. Chapter 27 (hazard 4) runs a model of it.
+# And if the client that started the reload disconnects? Neither quote above shows this weak
+# spot. The disconnect cancels the handler while it waits for the server to go idle or
+# reloads, and `CancelledError` is not an `Exception`, so the handler's `except` clauses let it
+# through. Its `finally` then builds the success result from names that the cancelled `try`
+# had not yet bound, and that lookup raises `UnboundLocalError` before `set_result` is
+# reached. The shared future stays unresolved, so later requests for that checkpoint wait
+# with no end. Chapter 27 (hazard 4) quotes that `finally` and runs a model of it.

@@ -16,7 +16,7 @@
 # 3. meet two more tools of `threading`, `RLock` and `Timer`, and measure how quickly three
 #    ways of writing a periodic loop stop when asked.
 #
-# **Needs** chapter 09 (Lock and Event) · about 55 minutes
+# **Needs** chapter 09 (Lock and Event) · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -248,9 +248,9 @@ print("✓ 12 items passed once each; the buffer filled to 2 and never beyond")
 # **Why `notify_all`, not `notify`?** A single `notify` wakes one waiter, of either kind. The
 # run below shows what that costs, with a slot that holds one item and one `Condition`: two
 # consumers wait on the empty slot, then a producer puts two items, one after the other, each
-# time waiting for room. `wake` is how each change wakes the waiters:
-# `threading.Condition.notify` (one) or `threading.Condition.notify_all` (every one). Every
-# wait has a timeout; the producer's wait for room gives up after 1 s (`timeout=1.0` in its
+# time waiting for room. `wake(cond)` is how each change wakes the waiters: the answer's cell
+# passes `wake=lambda c: c.notify()` (one) or `wake=lambda c: c.notify_all()` (every one).
+# Every wait has a timeout; the producer's wait for room gives up after 1 s (`timeout=1.0` in its
 # `wait_for`), which then checks its predicate once more. Each run prints its log: when,
 # counted from the first put, a thread put or took an item.
 #
@@ -286,8 +286,10 @@ def pass_two_items(wake) -> list[tuple[float, str]]:
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-logs = {wake.__name__: pass_two_items(wake)
-        for wake in (threading.Condition.notify_all, threading.Condition.notify)}
+logs = {
+    "notify_all": pass_two_items(wake=lambda c: c.notify_all()),
+    "notify": pass_two_items(wake=lambda c: c.notify()),
+}
 for name, log in logs.items():
     first = log[0][0]
     print(f"with {name}:", "; ".join(f"{at - first:.2f} s {what}" for at, what in log))
@@ -314,19 +316,20 @@ print(f"✓ with notify_all the producer put its second item at once; with notif
 # Whom does a `notify` wake? A `Condition` keeps its waiters in a queue: a thread that starts
 # to wait joins the back, and CPython's `notify` wakes the one at the front, the thread that
 # has waited longest (the documentation promises no order; this is `Lib/threading.py` in 3.11
-# to 3.13). Follow the run with `notify` and that queue. At step 3 the producer is still in
-# its `with cond:` block; its `wait_for` lets the lock go while it waits for room for item 2,
-# and puts it at the back of the queue.
+# to 3.13). Follow the run with `notify`, one step at a time: what happens, then the slot,
+# then the waiters from the front of the queue to the back.
 #
-# 1. Both consumers wait on the empty slot. Waiters, front first: consumer 1, consumer 2.
-# 2. The producer puts item 1; `notify` wakes consumer 1. Waiting: consumer 2.
-# 3. The producer waits for room for item 2 (its `wait_for` lets the lock go). The slot holds
-#    item 1; waiting: consumer 2, then the **producer**.
-# 4. Consumer 1 takes item 1; `notify` wakes the front of the queue: consumer 2. The slot is
-#    empty; waiting: the **producer**.
-# 5. Consumer 2 finds the slot empty and waits again. Waiting: the **producer**, then
-#    consumer 2.
+# 1. Both consumers wait on the empty slot. Slot: empty. Waiting: consumer 1, consumer 2.
+# 2. The producer puts item 1; `notify` wakes consumer 1. Slot: item 1. Waiting: consumer 2.
+# 3. Still in its `with cond:` block, the producer waits for room for item 2: its `wait_for`
+#    lets the lock go and puts it at the back of the queue. Slot: item 1. Waiting:
+#    consumer 2, the **producer**.
+# 4. Consumer 1 takes item 1; `notify` wakes the front of the queue, consumer 2. Slot: empty.
+#    Waiting: the **producer**.
+# 5. Consumer 2 finds the slot empty and waits again. Slot: empty. Waiting: the
+#    **producer**, consumer 2.
 # 6. Nobody changes the slot, so nobody notifies, until the producer's 1 s timeout runs out.
+#    Slot: empty. Waiting: the **producer**, consumer 2.
 #
 # From step 4 on the slot has room, and the producer, the one thread that could go on,
 # sleeps. When its 1 s timeout runs out, `wait_for` checks its predicate once more, finds
@@ -469,8 +472,8 @@ CANCELLED_DELAY = 2.0
 half_delay = ReferenceWait(CANCELLED_DELAY / 2)
 
 # %% [markdown]
-# In which thread does `fn` run, and how long does the cancelled timer's thread live on after
-# `cancel()`?
+# **Predict.** The cancelled timer was set for 2 s. After `cancel()`, does its thread end at
+# once, or live on until its 2 s are up? And in which thread does the other timer's `fn` run?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 fire_timer = threading.Timer(0.05, record_firing)
@@ -705,8 +708,8 @@ print("✓ the sleep loop slept to the end of its interval; the Timer chain and 
 # the rest of its interval. The Timer chain and the `Event.wait` loop both stopped at once;
 # the threads they used tell them apart. The Timer chain's stop takes a few milliseconds at
 # most, as printed, far less than an interval: its pending timer's thread only waits on an
-# event, `cancel()` sets that event, and the thread ends at once (a fast machine can print 0.0 ms; that is not a
-# timing that failed). The Timer chain started a new thread for every tick.
+# event, `cancel()` sets that event, and the thread ends at once. The Timer chain started a
+# new thread for every tick.
 # The `Event.wait` loop used one thread, which the stop wakes, since setting the event ends the
 # wait. slime's health monitor is the third kind (the second quote below).
 #

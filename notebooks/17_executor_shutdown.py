@@ -422,11 +422,17 @@ def counted(n: int):
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+import tracemalloc
+
+tracemalloc.start()  # from here on, count the memory Python allocates
 with ThreadPoolExecutor(max_workers=2, thread_name_prefix="map") as pool:
     squares = pool.map(square, counted(1000))
     taken_before_reading = len(taken)
+    held, _ = tracemalloc.get_traced_memory()  # allocated since start(), not yet freed
     first_square = next(squares)
+tracemalloc.stop()
 print(f"items taken before the first result was read: {taken_before_reading} of 1000")
+print(f"memory held by then: {held / 1024:.0f} KiB, {held / 1000:.0f} bytes an item")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: map-submits-the-whole-input-at-once
@@ -437,8 +443,9 @@ print("✓ pool.map submitted all 1000 items before the first result was read")
 # :::{dropdown} Why
 #
 # `pool.map(fn, items)` submits **every** item before it returns, so the printed count is the
-# whole input, 1000 of 1000, and a long input fills
-# memory with queued jobs and their arguments.
+# whole input, 1000 of 1000. The second line is what that costs before you read a single
+# result: a future for every item, kept until you read its result, and a queued job for each
+# item no worker has taken yet. It grows with the input: a long input fills memory.
 #
 # :::
 #
@@ -508,9 +515,7 @@ else:
 # Keep the futures in a `collections.deque`: `append` each new one, and `popleft()` the
 # oldest once its `result(timeout=timeout)` is collected. Put the loops in `try` and, in the
 # `finally`, call `cancel()` on every future still in the deque: as the first experiment
-# showed, that drops the queued ones and leaves a running one alone. Pop only after
-# `result()` has returned: a future popped before a wait that times out is no longer in the
-# deque, so the `finally` cannot cancel it, and if it was still queued it runs anyway.
+# showed, that drops the queued ones and leaves a running one alone.
 #
 # :::
 #
@@ -896,9 +901,8 @@ print("✓ the error reached the caller only after every job in flight had finis
 # :::
 #
 # The model keeps slime's order, marked in its comment: pop the oldest future, then wait for
-# it. Without a timeout that costs nothing, since `result()` returns once the job is done.
-# With a timeout it loses a job, as the hint of Exercise 17.1 warned: the future whose wait
-# timed out is already out of the deque, so the `finally` cannot cancel it.
+# it. Without a timeout that costs nothing, since `result()` returns once the job is done;
+# with one, it is the order item 4 of Exercise 17.1 rules out.
 
 
 # %% tags=["remove-input"]

@@ -115,42 +115,55 @@ show_source(consume_until_stop)
 # %% [markdown]
 # Its last line sleeps for `linger` seconds; the `_bounded(...)` around it is only a safety
 # cap, so that no worker outlives a broken run.
+#
+# The parent, `read_results_then_join`, starts the worker, sends it five numbers and the stop
+# message, reads results until `"done"`, is busy elsewhere for 0.3 s, then calls `join`. Here
+# is its code:
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the program as it runs, with the lines that look at the worker"}
+# The lines that call `looks` (folded above) only look at the worker from outside, through
+# psutil, and write the moments on a Timeline, the course's stopwatch (chapter 01); one of
+# them waits for the worker's exit, so that the parent's 0.3 s count from the exit.
+def read_results_then_join():
+    tasks, results = SPAWN.Queue(), SPAWN.Queue()  # SPAWN: starts processes by spawn
+    consumer = SPAWN.Process(target=consume_until_stop, args=(tasks, results, 0.15),
+                             name="queue consumer")
+    looks.start_called()
+    consumer.start()
+    for number in [0, 1, 2, 3, 4, None]:  # None is the stop message
+        tasks.put(number)
+
+    squares = []
+    while (message := results.get(timeout=10)) != "done":
+        squares.append(message)
+    looks.after_done(consumer)  # does it still run?
+    looks.wait_until_exited(consumer)  # from here, the 0.3 s
+    time.sleep(0.3)  # the parent is busy elsewhere for 0.3 s
+    looks.before_join(consumer)  # is its pid still listed?
+    consumer.join(timeout=5)
+    looks.join_returned()
+    return consumer, tasks, results, squares
+
+
+# %% tags=["remove-input"]
+from IPython.display import Markdown, display
+
+from lab_snippets.showcode import source_lines
+
+display(Markdown("```python\n" + "\n".join(
+    line for line in source_lines(read_results_then_join)
+    if "looks." not in line) + "\n```"))  # the program without the lines that look
 
 # %% [markdown]
 # ## Predict: when does a finished worker's pid go away?
 #
-# The parent reads results until `"done"`, is busy elsewhere for 0.3 s, then calls `join`:
-# the program you would write, with one line added. The four lines marked `# instrument` all
-# call the folded `looks`, which only looks at the worker from outside through `psutil`:
-# after `"done"`, whether it still runs; before `join`, whether its pid is still listed; and
-# it writes these moments on a `Timeline`, the course's stopwatch (chapter 01). The added
-# line, `looks.wait_until_exited(consumer)`, is not a look: it waits until the worker has
-# exited and marks that moment, so that the parent's 0.3 s counts from the exit.
-#
 # The worker's `linger` already tells you that it still runs when `"done"` arrives. Predict
 # what happens after its exit: is its pid gone at once, gone a few milliseconds later while
-# the operating system tidies up, or still listed 0.3 s later, when the parent gets round to
-# `join`?
+# the operating system tidies up, or still listed when the parent gets round to `join`?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl, looks = Timeline(), Looks()  # Looks: the folded watcher of this experiment
-tasks, results = SPAWN.Queue(), SPAWN.Queue()  # SPAWN: starts processes by spawn
-consumer = SPAWN.Process(target=consume_until_stop, args=(tasks, results, 0.15),
-                         name="queue consumer")
-looks.start_called()  # instrument
-consumer.start()
-for number in [0, 1, 2, 3, 4, None]:  # None is the stop message
-    tasks.put(number)
-
-squares = []
-while (message := results.get(timeout=10)) != "done":
-    squares.append(message)
-looks.after_done(consumer)  # instrument: does it still run?
-looks.wait_until_exited(consumer)  # not in a real program: 0.3 s from the exit
-time.sleep(0.3)  # the parent is busy elsewhere for 0.3 s
-looks.before_join(consumer)  # instrument: is its pid still listed?
-consumer.join(timeout=5)
-looks.join_returned()  # instrument
+consumer, tasks, results, squares = read_results_then_join()
 print("results:", squares, "· still running at 'done':", looks.running_at_done)
 print("pid still listed 0.3 s after the exit:", looks.listed_before_join)
 print("exit code:", consumer.exitcode,
@@ -221,9 +234,8 @@ del tasks, results, q  # the notebook lives on: drop the closed queues now
 # `exitcode` is `None` while the process runs, and a number once it has been reaped.
 # The four workers below are functions of the standard library, which a `spawn` child can
 # import by name: `time.sleep(0)` returns at once, `sys.exit(3)` raises `SystemExit(3)`, and
-# `time.sleep(3)` has not returned when the parent signals it: the signal goes right after
-# `start()`, most often before the child has even reached its target. SIGTERM is signal 15
-# and SIGKILL signal 9. Predict: what `exitcode` does each of the four end with?
+# `time.sleep(3)` would sleep 3 s, but the parent signals it right after `start()`. SIGTERM is
+# signal 15 and SIGKILL signal 9. Predict: what `exitcode` does each of the four end with?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def run_to_exit(target, args, stop_signal=None) -> int | None:
@@ -258,9 +270,9 @@ print("✓ 0, the worker's own status, and minus the signal number")
 # `exitcode` records *how* the process ended, not only whether it failed. Read the four
 # lines from the top: the first two workers ended by themselves, the last two were ended by a
 # signal; compare their numbers with SIGTERM's 15 and SIGKILL's 9 (an uncaught exception
-# would give `1`). The signals were
-# sent without waiting for the worker to be ready, which is fine here: the default action of
-# SIGTERM ends the process whenever the signal lands. Reading `exitcode` or `is_alive()`
+# would give `1`). The signals went right after `start()`, most often before the child had
+# even reached its target, without waiting for it to be ready. That is fine here: the default
+# action of SIGTERM ends the process whenever the signal lands. Reading `exitcode` or `is_alive()`
 # polls with `waitpid` too, so they reap a finished process as a side effect.
 #
 # :::
@@ -345,13 +357,16 @@ print("✓ the worker outlived SIGTERM and its grace period; SIGKILL ended it")
 #
 # The child is the `sleep` command of the course's worker module (`python -m
 # lab_snippets.proc_workers sleep 5`). Once it is set up it prints one line, `ready` and its
-# pid, and sleeps 5 s; the parent
-# reads that line before it starts the timeout, so the 0.2 s begin once the child is set up
-# (`read_line(stream, timeout)` reads one line from the child, or raises after `timeout`
-# seconds). The cell looks at the child with the two folded helpers `looks` called:
-# `is_running(pid)` says whether it runs, and `zombie_within(pid, timeout)` waits up to
-# `timeout` seconds for it to become a zombie: exited, with its pid still listed. `Popen.returncode` reports a
-# death by signal N as `exitcode` does, -N.
+# pid, and sleeps 5 s; the parent reads that line before it starts the timeout, so the 0.2 s
+# begin once the child is set up. Three helpers (the last two folded at the top):
+#
+# - `read_line(stream, timeout)` reads one line from the child, or raises after `timeout`
+#   seconds;
+# - `is_running(pid)` says whether the child runs;
+# - `zombie_within(pid, timeout)` waits up to `timeout` seconds for it to become a zombie:
+#   exited, with its pid still listed.
+#
+# `Popen.returncode` reports a death by signal N as `exitcode` does, -N.
 #
 # **Predict.** After the timeout the parent calls `kill()`, is busy elsewhere for 0.3 s, and
 # only then calls `communicate()` again. What is `child.returncode` right after `kill()` has
