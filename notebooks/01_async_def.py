@@ -200,9 +200,14 @@ print("✓ the Task's body started only when the caller suspended")
 # %% [markdown]
 # ## Measure: three coroutine objects created together, which body starts when?
 #
-# The cell below creates three coroutine objects at once and drives each its own way around
-# 0.05 s of the caller's busy work, a loop in plain Python with no `await`. Each body is
-# `timed_body` (folded just above the cell): a little work of its own, then a sleep.
+# The cell below creates three coroutine objects at once from `timed_body` (folded just above
+# the cell: a little work of its own, then a sleep). The caller then does 0.05 s of busy work,
+# a loop in plain Python with no `await`, and drives each object its own way:
+#
+# - `first`: awaited at once, before the busy work: the plain case to compare with;
+# - `as_task`: wrapped in a Task right before the busy work;
+# - `awaited_late`: awaited after the busy work.
+#
 # `Timeline` is the course's stopwatch (the [reading guide](../book/reading_guide.md) shows its
 # charts): each `with tl.span(...)` block becomes one bar of the figure.
 
@@ -241,15 +246,20 @@ await task
 # %% [markdown]
 # Predict, knowing from the last section that a Task's body waits for the loop's next turn:
 # does either body start during the busy work, and which starts first, `awaited_late` or
-# `as_task`?
+# `as_task`? The answer lists the moments of the run in the order they happened, then draws
+# the run.
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 bodies = ("first", "awaited_late", "as_task")
 starts = {label: tl.spans_of(label)[0].start for label in bodies}
 blocked = tl.spans_of("caller's busy work")[0]
-print(f"caller's busy work: from {blocked.start:.3f} s to {blocked.end:.3f} s")
-for label in sorted(bodies, key=starts.get):
-    print(f"{label:<13} body started at {starts[label]:.3f} s")
+moments = {"first's body starts": starts["first"],  # a tie keeps this order
+           "the busy work starts": blocked.start, "the busy work ends": blocked.end,
+           "awaited_late's body starts": starts["awaited_late"],
+           "awaited_late suspends in its sleep": tl.spans_of("awaited_late")[1].start,
+           "as_task's body starts": starts["as_task"]}
+for n, moment in enumerate(sorted(moments, key=moments.get), start=1):
+    print(n, moment)  # the moments in the order they happened
 draw_three_bodies()  # folded: the plotting code
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -275,6 +285,9 @@ print("✓ both bodies started after the caller's busy work ended, `awaited_late
 #
 # In the figure, red marks code that holds the loop: the caller's busy work, and each body's
 # 0.005 s of work before its sleep, which is there so that the body's start shows as a bar.
+# If your figure shows a gap of a few milliseconds between `awaited_late` turning green and
+# `as_task` starting, that is time the machine or the kernel spent on other work: the rule
+# fixes the order of the moments, not that gap.
 #
 # :::
 
@@ -740,11 +753,11 @@ print("✓ no request was sent, and only the warning named `generate`")
 # :::{dropdown} Why
 #
 # The missing `await` costs three things. No request was sent: the generate body never ran.
-# The error names the subscript, not the missing `await`, and it appears one step after the
-# call that lost its `await`: in the quote below, in the sample hooks or the reward step that
-# read the result. Only the "never awaited" warning names `generate`, and it comes only when
-# the object is destroyed. So when a step fails on a coroutine object it did not expect, search
-# the run's output for that warning.
+# The error names the subscript, not the missing `await`. It appears at the next step that
+# reads the result, not at the call that lost its `await`; in slime, that is the code after
+# the quote below: the sample hooks, then the reward step. Only the "never awaited" warning
+# names `generate`, and it comes only when the object is destroyed. So when a step fails on a
+# coroutine object it did not expect, search the run's output for that warning.
 #
 # :::
 

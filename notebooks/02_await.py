@@ -173,11 +173,16 @@ print("✓ the bystander ran only where a step suspended")
 # HTTP POST with httpx, `await client.post(...)`, and then awaits `response.aread()`, which
 # returns the response's body. Does the second `await` suspend?
 #
+# One fact about httpx decides it. A plain `client.post` (like `requests.post`) returns only
+# after the whole body has arrived, and keeps the body on the response. A *streaming*
+# request, `client.send(request, stream=True)`, returns as soon as the response's headers are
+# in, and leaves the body on the connection for `aread()` to read.
+#
 # The experiment asks a local server (`LatencyServer`, 50 ms per answer, a 100 kB body)
-# twice: once with a plain `client.post`, as slime does, and once with a *streaming* request,
-# `client.send(request, stream=True)`. Meanwhile a bystander task, `count_turns`, adds one to
-# `counter["turns"]` each time the loop gives it a turn. Predict, for each of the two
-# requests: does the bystander get any turns during `aread()`, none or some?
+# twice: once with a plain `client.post`, as slime does, and once with a streaming request.
+# Meanwhile a bystander task, `count_turns`, adds one to `counter["turns"]` each time the loop
+# gives it a turn. Predict, for each of the two requests: does the bystander get any turns
+# during `aread()`, none or some?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the bystander that counts its turns"}
 import httpx
@@ -239,16 +244,11 @@ print("✓ after a plain post, aread() did not suspend; a streaming one's aread(
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The two requests differ in when they return. A plain `client.post` (like `requests.post`)
-# returns only after the whole body has arrived, and keeps it on the response. A streaming
-# request returns as soon as the response's headers are in, and leaves the body on the
-# connection for `aread()` to read.
-#
-# So the plain version awaits the `post`, then the `aread()`, and only the first of
-# those awaits suspends: the `aread()` after it only hands back bytes already stored on the
-# response. The streaming `aread()` still has the body to read through the connection. So the
-# `aread()` after the plain `post` gave the bystander no turn at all, while the streaming one
-# gave it some; both requests gave it turns while they waited for the server. An `await`
+# The plain version awaits the `post`, then the `aread()`, and only the first of those
+# awaits suspends: the `aread()` after it only hands back bytes already stored on the
+# response, so it gave the bystander no turn at all. The streaming `aread()` still had the
+# body to read through the connection, and gave it some. Both requests gave it turns while
+# they waited for the server. An `await`
 # suspends only when the awaited coroutine reaches a point that yields to the loop: something
 # not ready yet, or a deliberate yield such as `asyncio.sleep(0)`.
 #
@@ -492,7 +492,7 @@ if sys.version_info < (3, 14):
 #    running (no extra task needed).
 #
 # The condition usually turns true in *another task*, which a blocking `wait_until` never
-# lets run. In slime shows a poller missing item 3.
+# lets run. In slime, a poller sleeps past its deadline.
 #
 # :::{dropdown} What the grader checks
 #
@@ -1002,10 +1002,10 @@ from lab_snippets.sites import show_call_site
 show_call_site("02")
 
 # %% [markdown]
-# The Megatron teacher server polls as item 2 of Exercise 2.1 asks: `_wait_until_idle` (the
-# next quote) waits with `await asyncio.sleep(0.1)`, so the loop stays free. Item 3, which
-# keeps the last sleep within the deadline, is the one it misses. Below is a model of it,
-# written for this page, with a query that takes 0.01 s and answers "busy", and
+# The Megatron teacher server polls the way Exercise 2.1 asks in one respect:
+# `_wait_until_idle` (the next quote) waits with `await asyncio.sleep(0.1)`, so the loop stays
+# free. It misses another: it does not end its last sleep at the deadline (item 3). Below is a
+# model of it, written for this page, with a query that takes 0.01 s and answers "busy", and
 # `timeout_s = 0.05`. Read its loop: where does it check the deadline, and how long does it
 # sleep?
 #
@@ -1070,11 +1070,12 @@ print(f"✓ the TimeoutError was raised {raised_after - TIMEOUT_S:.2f} s after i
 #
 # The check at 0.01 s comes before the deadline, so the poller sleeps its whole 0.1 s, queries
 # again and only then finds the deadline passed: its `TimeoutError` comes up to one sleep and
-# one query late, which Exercise 2.1's grader fails. In slime a weight-update request's `timeout_s`
-# is overshot the same way, by up to one 0.1 s sleep and one query, and after that its caller
-# gets the server's error answer: HTTP status 503, "service unavailable". One more difference:
-# slime's deadline is on `time.time()`, the wall clock, which a clock change would move; the
-# model reads `time.monotonic()`.
+# one query late, which Exercise 2.1's grader fails. In slime a weight-update request's
+# `timeout_s` is overshot the same way, by up to one 0.1 s sleep and one query. The server's
+# `update_from_disk` handler, which called the poller, catches that `TimeoutError` and answers
+# the client that asked for the update with HTTP status 503, "service unavailable". One more
+# difference: slime's deadline is on `time.time()`, the wall clock, which a clock change
+# would move; the model reads `time.monotonic()`.
 #
 # :::
 

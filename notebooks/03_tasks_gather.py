@@ -188,39 +188,22 @@ print("✓ they finished 3, 2, 1, 0, overlapping; gather's list is in argument o
 # of its own and keep nothing it returns. The loop is running the task: does it also keep it
 # alive?
 #
-# Task A below does it. It asks a stand-in client for a reply with `await_reply(request_id,
-# log)` and waits; `deliver(request_id, value)` is the client handing the reply over. Both are
-# in the fold above the cell, with `loop_complaints`, the list that collects what the loop
-# writes to its log; what they do inside is part of the answer. The cell drops A as soon as it
-# exists, lets it start, and runs the garbage collector once, `gc.collect()`, as a busy program
-# may at any moment; a `weakref.ref` watches A without keeping it alive. Then it delivers A's
-# reply. Predict: does A get its reply?
+# The rule: a waiting task lives only through what will wake it. The loop holds a task
+# strongly only while one of its steps is queued to run; its list of tasks,
+# `asyncio.all_tasks()`, holds them weakly. A task suspended in an `await` is held by what it
+# waits for: a timer, a socket, or an object it awaits, if something else holds that object.
+# If only the task itself can reach that, nothing holds the task, and the garbage collector
+# can take it.
+#
+# The cell below drops two tasks as soon as it makes them. Task A awaits a **Future**, an
+# object a task awaits until someone calls its `set_result(value)` (chapter 13 is about them),
+# which A makes itself and hands to nobody. Task B sleeps. The cell lets both start, then runs
+# the garbage collector once, `gc.collect()`, as a busy program may at any moment; a
+# `weakref.ref` watches each task without keeping it alive. Predict, for A and for B: is it
+# still alive after `gc.collect()`? The answer also prints A's log and what the loop wrote to
+# its own log (`loop_complaints`, collected by the folded cell above).
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the stand-in client (await_reply, deliver) and what collects the loop's log"}
-replies = weakref.WeakValueDictionary()  # request id -> its Future, held only weakly
-
-
-async def await_reply(request_id: int, log: list[str]) -> str:
-    reply = asyncio.get_running_loop().create_future()
-    replies[request_id] = reply  # the only reference outside this coroutine: a weak one
-    log.append("waiting for the reply")
-    try:
-        value = await reply  # deliver(request_id, value) sets the result
-        log.append(f"got {value}")
-        return value
-    finally:
-        log.append("finally ran")
-
-
-def deliver(request_id: int, value: str) -> bool:
-    """Set the result of the Future filed under request_id; False if none is filed."""
-    reply = replies.get(request_id)
-    if reply is None:
-        return False
-    reply.set_result(value)
-    return True
-
-
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show what collects the loop's log"}
 # Collect what the loop reports through its exception handler (the check restores it).
 loop = asyncio.get_running_loop()
 loop_complaints: list[str] = []
@@ -235,54 +218,70 @@ def note_complaint(_loop, context) -> None:
 
 loop.set_exception_handler(note_complaint)
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-forgotten_log: list[str] = []
-task = asyncio.create_task(await_reply(1, forgotten_log))
-watch_task = weakref.ref(task)  # weak: lets us watch the task, keeps nothing alive
-del task
-await asyncio.sleep(0)  # A starts and suspends, waiting for its reply
-alive_before_gc = watch_task() is not None
-gc.collect()
-delivered = deliver(1, "reward 0.7")  # the client replies to A, if A is still there
-task_alive_after_gc = watch_task() is not None
 
-print("A alive after gc.collect():", task_alive_after_gc, "| got its reply:", delivered)
-print("A's log:", forgotten_log)
-print("the loop's log:", loop_complaints)  # loop_complaints: what the loop reported
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+async def wait_for_reply(log: list[str]) -> str:
+    reply = asyncio.get_running_loop().create_future()  # held by this task alone
+    log.append("waiting for the reply")
+    try:
+        return await reply  # set_result(...) would wake it: nobody else can reach it
+    finally:
+        log.append("finally ran")
+
+
+a_log: list[str] = []
+watch_a = weakref.ref(asyncio.create_task(wait_for_reply(a_log)))  # A, dropped at once
+watch_b = weakref.ref(asyncio.create_task(asyncio.sleep(0.05)))  # B, dropped at once
+await asyncio.sleep(0)  # A and B start, and suspend in their awaits
+gc.collect()
+alive = {"A": watch_a() is not None, "B": watch_b() is not None}
+
+print("alive after gc.collect():", alive)
+print("A's log:", a_log)
+print("the loop's log:", loop_complaints)  # collected by the folded cell above
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: unreferenced-task-is-collected
 loop.set_exception_handler(previous_handler)
-assert alive_before_gc and watch_task() is None, "the pending task was garbage-collected"
-assert forgotten_log == ["waiting for the reply", "finally ran"], "it never got its reply"
-assert not delivered
+assert not alive["A"], "the pending task A, held by nothing but its own Future, was collected"
+assert a_log == ["waiting for the reply", "finally ran"], "A never got past its await"
 assert any(about_a_task), "the loop reported the destroyed pending task, with no exception to raise"
-print("✓ task A was collected while pending: no reply, and the loop only logged it")
+print("✓ task A was collected while pending, and the loop only logged it")
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: a-sleeping-task-is-held-by-its-timer
+assert alive["B"], "a dropped task waiting on asyncio.sleep is held by the loop's timer"
+if (sleeper := watch_b()) is not None:  # let it end: nothing left behind
+    await asyncio.wait_for(sleeper, timeout=2)
+print("✓ task B, dropped while in asyncio.sleep, survived gc.collect()")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# A was collected while it waited: the reply had nowhere to go, no exception reached anyone,
-# and the only trace is the loop's log line "Task was destroyed but it is pending!". Three
-# facts explain it.
+# A was collected while it waited: no exception reached anyone, and the only trace is the
+# loop's log line "Task was destroyed but it is pending!". B survived. The rule decides both.
 #
-# - **The loop holds a waiting task only weakly.** Its own list of tasks,
-#   `asyncio.all_tasks()`, holds them weakly, and it holds a task strongly only while one of
-#   its steps is queued to run, which a task suspended in an `await` is not. So a waiting task
-#   you dropped is kept alive only by what will wake it up: a timer, a socket, or an object it
-#   awaits, if something else holds that object.
-# - **A waits on a Future.** `await_reply` awaits a **Future**, an object a task awaits until
-#   someone calls its `set_result(value)` (chapter 13 is about them; waiting for an
-#   `asyncio.Event` or a `Queue` is awaiting one too). The Future holds A, through the callback
-#   that will wake it.
-# - **Nothing holds the Future.** The client files it in a `weakref.WeakValueDictionary`, a
-#   registry of *weak* references: they let `deliver` find the Future but do not keep it
-#   alive. So `gc.collect()` took the Future and A together.
+# - **A** awaits its Future. The Future holds A, through the callback that will wake it, but
+#   nothing outside A holds the Future: the two hold only each other, and `gc.collect()`
+#   took them together.
+# - **B** is in `asyncio.sleep`. A sleep in progress is a timer in the loop's timer heap; the
+#   timer holds B (it is what will wake it), and the loop holds its timers.
 #
-# A registry of weak references is an unusual choice (it lets a request that its caller
-# abandoned clean itself up). The case it stands for is not unusual: a task that waits on
-# something only the task itself can reach, such as an `asyncio.Event()` or a `Queue` that
-# nothing else holds, or the Future of a client object that was itself dropped.
+# Waiting for an `asyncio.Event` or a `Queue` is awaiting a Future too: a dropped task waiting
+# on one that nothing else holds goes the way of A. A's log ends in "finally ran": collecting
+# a suspended coroutine runs its `finally` blocks (the fold below says how).
+#
+# :::
+#
+# :::{dropdown} Going further: how programs build A by accident, and why its `finally` ran
+#
+# Nobody writes A on purpose; programs build it by accident. A task makes an
+# `asyncio.Event()` or a `Queue` and hands it to nobody; or it awaits the Future of a client
+# object that was itself dropped. Some clients also file their pending replies in a
+# `weakref.WeakValueDictionary`, a registry of *weak* references, so that a request its caller
+# abandoned cleans itself up: the registry lets the client find the Future when the reply
+# comes, but does not keep it alive. A dropped task waiting on such a Future is collected
+# with it, and the reply, when it comes, finds nobody.
 #
 # Collecting a suspended coroutine closes it: Python raises `GeneratorExit` at the `await`
 # where it stopped, so its `finally` blocks run, there and then, inside `gc.collect()`. That is
@@ -292,58 +291,39 @@ print("✓ task A was collected while pending: no reply, and the loop only logge
 #
 # :::
 #
-# The rule says that a dropped task in `asyncio.sleep` survives: a sleep in progress is a timer
-# in the loop's timer heap, the timer holds the task (it is what will wake it up), and the loop
-# holds its timers. The cell below checks it with task B, dropped the same way.
-
-# %%
-watch_sleeper = weakref.ref(asyncio.create_task(asyncio.sleep(0.05)))  # dropped at once
-await asyncio.sleep(0)  # B starts and suspends in its sleep
-gc.collect()
-sleeper_alive_after_gc = watch_sleeper() is not None
-print("B, in asyncio.sleep(0.05), alive after gc.collect():", sleeper_alive_after_gc)
-
-# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-# claim: a-sleeping-task-is-held-by-its-timer
-assert sleeper_alive_after_gc, "a dropped task waiting on asyncio.sleep is held by the loop's timer"
-if (sleeper := watch_sleeper()) is not None:  # let it end: nothing left behind
-    await asyncio.wait_for(sleeper, timeout=2)
-print("✓ task B, dropped while in asyncio.sleep, survived gc.collect()")
-
-# %% [markdown]
 # So whether a dropped task survives depends on what it waits for when the garbage collector
-# runs, which is why these bugs are rare, silent and hard to reproduce.
-#
-# The `asyncio` documentation gives a way to keep a task whatever it waits on: hold a strong
+# runs, which is why these bugs are rare, silent and hard to reproduce. Rather than check
+# what each of your fire-and-forget tasks waits on, keep a reference to it. The `asyncio`
+# documentation gives the way, which works whatever the task waits on: hold a strong
 # reference until it is done, in a set the task removes itself from when it ends. The cell
-# below starts task A again, this time held in such a set.
+# below starts a task like A again, this time held in such a set. Nothing can ever send its
+# reply, so once the set has kept it through `gc.collect()`, the cell cancels it.
 
 # %%
 background_tasks: set[asyncio.Task] = set()
 
 
-def start_and_keep(request_id: int, log: list[str]) -> asyncio.Task:
-    task = asyncio.create_task(await_reply(request_id, log))
-    background_tasks.add(task)
+def start_and_keep(coro) -> asyncio.Task:
+    task = asyncio.create_task(coro)
+    background_tasks.add(task)  # a strong reference, until the task is done
     task.add_done_callback(background_tasks.discard)
     return task
 
 
 kept_log: list[str] = []
-start_and_keep(2, kept_log)
+start_and_keep(wait_for_reply(kept_log))
 await asyncio.sleep(0)
 gc.collect()
-delivered = deliver(2, "reward 0.9")
-await asyncio.gather(*background_tasks)
-
-print("reply delivered:", delivered, "| task log:", kept_log)
-print("still tracked:", len(background_tasks))
+print("tracked after gc.collect():", len(background_tasks), "| task log:", kept_log)
+for task in background_tasks:
+    task.cancel()  # nothing can send its reply: stop it
+await asyncio.wait(background_tasks, timeout=2)
+print("tracked once it ended:", len(background_tasks), "| task log:", kept_log)
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-assert delivered
-assert kept_log == ["waiting for the reply", "got reward 0.9", "finally ran"]
+assert kept_log == ["waiting for the reply", "finally ran"]
 assert background_tasks == set(), "the done callback removed the finished task"
-print("✓ the kept task survived gc.collect(), got its reply, and left the set when done")
+print("✓ the kept task survived gc.collect(), and left the set when it ended")
 
 # %% [markdown]
 # ## When one of them fails

@@ -15,7 +15,7 @@
 #    refilled as work finishes, and measure it against waiting batch by batch;
 # 4. see what slime's loop leaves running when one group fails.
 #
-# **Needs** chapters 02 and 03 · about 55 minutes
+# **Needs** chapters 02 and 03 · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -281,9 +281,9 @@ async def time_both():
                                "refill": lambda: one_rollout("refill")}, k=3)
 
 
-def by_slot(tl: Timeline) -> tuple[Timeline, list[tuple[int, float, int]]]:
+def by_slot(tl: Timeline) -> tuple[Timeline, list[tuple[int, float, float, int]]]:
     """The groups' spans, each moved to the first slot free when it started (a group holding its
-    slot drawn as running, one the filter drops as failed), and where to write each group's id."""
+    slot drawn as running, one the filter drops as failed), and each one's slot, start, end, id."""
     slotted = Timeline()
     slotted.t0 = tl.t0
     free_at = [0.0] * IN_FLIGHT
@@ -297,16 +297,20 @@ def by_slot(tl: Timeline) -> tuple[Timeline, list[tuple[int, float, int]]]:
         else:
             state = s.state
         slotted.add(f"slot {slot}", tl.t0 + s.start, tl.t0 + s.end, state=state)
-        ids.append((slot, (s.start + s.end) / 2, group_id))
+        ids.append((slot, s.start, s.end, group_id))
     return slotted, ids
 
 
 def draw_slots(tl: Timeline, ax, meanings: dict[str, str]) -> None:
-    """One run drawn slot by slot on `ax`, each bar carrying its group's id."""
+    """One run drawn slot by slot on `ax`, each bar carrying its group's id; a bar too short to
+    hold it (a group cancelled as it started) has its id written just after its end."""
     slotted, ids = by_slot(tl)
     slotted.plot("", ax=ax, lanes=[f"slot {k}" for k in range(IN_FLIGHT)], meanings=meanings)
-    for slot, middle, group_id in ids:
-        ax.text(middle, slot, str(group_id), ha="center", va="center", fontsize=7)
+    for slot, start, end, group_id in ids:
+        if end - start >= min(DURATIONS) / 2:
+            ax.text((start + end) / 2, slot, str(group_id), ha="center", va="center", fontsize=7)
+        else:  # a sliver: its id outside, just after its end
+            ax.text(end, slot, f" {group_id}", ha="left", va="center", fontsize=7)
 
 
 def draw_runs(batched_tl: Timeline, refill_tl: Timeline, batched_elapsed: float,
@@ -406,14 +410,16 @@ print("✓ the refill loop kept its slots occupied a larger share of the time")
 # one fast group after another.
 #
 # The chart shows it: each lane is one slot, each group is drawn in the first slot free when
-# it started, and each bar carries its group's id. A blue bar is a group holding its slot.
-# It only awaits its reply (the groups sleep: nothing computes), but what matters here is
-# that the slot is taken, so the legend says "holding a slot", and chapter 06 draws a
-# semaphore's permits the same way. Orange is a group the
-# filter dropped, grey a group cancelled when the batch was full. In the top panel each slot that ran a fast
-# group stays empty until its batch's slow group ends, so the slots hold a group a little under
-# half of the time; in the bottom panel a freed slot gets a new group at once, and all four stay
-# occupied. That is also why the refill list of kept groups is not in id order.
+# it started, and each bar carries its group's id. A lane is a place, not a group: when a
+# group ends, the next to start takes its lane, so one lane can hold a fast group and then a
+# slow one. A blue bar is a group holding its slot. It only awaits its reply (the groups
+# sleep: nothing computes), but what matters here is that the slot is taken, so the legend
+# says "holding a slot", and chapter 06 draws a semaphore's permits the same way. Orange is a
+# group the filter dropped, grey a group cancelled when the batch was full; a group cancelled
+# as it started is a sliver, with its id just after it. In the top panel each slot that ran a
+# fast group stays empty until its batch's slow group ends, so the slots hold a group a little
+# under half of the time; in the bottom panel a freed slot gets a new group at once, and all
+# four stay occupied. That is also why the refill list of kept groups is not in id order.
 #
 # Not all of the refill loop's slot time is useful: like the batches, it runs groups the
 # filter drops, and it cancels the groups still in flight when the batch is full (grey). The
@@ -433,8 +439,9 @@ print("✓ the refill loop kept its slots occupied a larger share of the time")
 # loop's clock (`loop.time()`): give `wait` the time left until it, and cancel the job if it
 # is still pending then. The smallest run that shows what follows has one job.
 # `slow_to_stop` would run 1 s and, once cancelled, takes 0.03 s to clean up (closing its
-# connection, say); its deadline is 0.05 s after its start. The cell prints each moment in
-# seconds since the start; the figure under it draws the same run.
+# connection, say); its deadline is 0.05 s after its start. The cell gives `wait` the time
+# left until the deadline, cancels the job if it is still pending then, and waits for it
+# again, for up to 1 s.
 
 # %%
 async def slow_to_stop(name: str, tl: Timeline) -> str:
@@ -449,7 +456,27 @@ async def slow_to_stop(name: str, tl: Timeline) -> str:
     return name
 
 
-# %%
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+def draw_one_deadline(tl: Timeline) -> None:
+    """The run below, drawn: the job waits until its deadline, then cleans up."""
+    moment = {e.name: e.at for e in tl.events}
+    drawn = Timeline()
+    drawn.t0 = tl.t0
+    cancelled_at, gone_at = moment["deadline: cancel job A"], moment["job A gone"]
+    drawn.add("job A", tl.t0, tl.t0 + cancelled_at, state="waiting")
+    drawn.add("job A", tl.t0 + cancelled_at, tl.t0 + gone_at, state="cleanup")
+    drawn.plot("Cancelled at its own deadline, pending until its cleanup ends",
+               meanings={"waiting": "before its deadline (awaiting its work)",
+                         "cleanup": "cancelled, cleaning up (still pending)"})
+    plt.show()
+
+
+# %% [markdown]
+# Predict: the job is cancelled at its deadline, 0.05 s. When does the second `wait` return
+# it in `done`: at once, at about 0.08 s, or after its 1 s? And what does its `result()` do
+# then? The answer prints each moment in seconds since the start, and draws the run.
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 JOB_TIMEOUT = 0.05
 loop = asyncio.get_running_loop()
 tl = Timeline()
@@ -467,18 +494,7 @@ except asyncio.CancelledError:
     tl.mark("job A's result() raised CancelledError")
 for event in tl.events:
     print(f"{event.at:.2f} s  {event.name}")
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
-moment = {e.name: e.at for e in tl.events}
-drawn = Timeline()  # the run above, drawn: the job waits until its deadline, then cleans up
-drawn.t0 = tl.t0
-cancelled_at, gone_at = moment["deadline: cancel job A"], moment["job A gone"]
-drawn.add("job A", tl.t0, tl.t0 + cancelled_at, state="waiting")
-drawn.add("job A", tl.t0 + cancelled_at, tl.t0 + gone_at, state="cleanup")
-drawn.plot("Cancelled at its own deadline, pending until its cleanup ends",
-           meanings={"waiting": "before its deadline (awaiting its work)",
-                     "cleanup": "cancelled, cleaning up (still pending)"})
-plt.show()
+draw_one_deadline(tl)  # folded above: the plotting code
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert tl.order("deadline: cancel job A", "job A gone", "wait returned job A in done (cancelled: True)",
@@ -487,12 +503,16 @@ print("✓ job A was cancelled at its deadline, came back in done only when its 
       "and its result() raised CancelledError")
 
 # %% [markdown]
-# `wait` returned at the deadline, 0.05 s, because its `timeout` was the time left until then,
-# and job A was still in `pending`, so the cell cancelled it. The second `wait` returned it in
-# `done` only when its cleanup was over, 0.03 s later: until then a cancelled job is still
-# running, and still holds its slot (item 4 of the exercise). In `done` it is a cancelled task
-# with no result: its `result()` raises `CancelledError`, so a loop that reads every task in
-# `done` must remember which ones it cancelled.
+# :::{dropdown} Why
+#
+# The first `wait` returned at the deadline, 0.05 s, because its `timeout` was the time left
+# until then, and job A was still in `pending`, so the cell cancelled it. The second `wait`
+# returned it in `done` only when its cleanup was over, 0.03 s later, at 0.08 s: until then a
+# cancelled job is still running, and still holds its slot (item 4 of the exercise). In
+# `done` it is a cancelled task with no result: its `result()` raises `CancelledError`, so a
+# loop that reads every task in `done` must remember which ones it cancelled.
+#
+# :::
 #
 # For one job, `asyncio.wait_for(task, 0.05)` would do this: cancel it at its deadline, wait
 # until it is gone, and raise `TimeoutError` (chapter 05). The exercise's loop waits on
@@ -500,19 +520,20 @@ print("✓ job A was cancelled at its deadline, came back in done only when its 
 # until the soonest one. The cell below runs that loop on two jobs, the bookkeeping
 # Exercise 4.1 needs.
 #
-# Job A starts, then job B 0.01 s later, each with a 0.05 s deadline. `deadline_of` maps each
-# job not yet cancelled to its deadline. Each turn of the loop waits until a job ends or the
-# soonest deadline comes, then cancels every job past its deadline and drops it from
-# `deadline_of`; `pending`, which `wait` returns, keeps every job not yet gone. In the output,
-# job A, cancelled at its deadline, is still one of the 2 pending at job B's, 0.01 s later.
+# Job A starts, then job B 0.01 s later, each with a 0.05 s deadline; the timeline's clock
+# starts as job A starts. `deadline_of` maps each job not yet cancelled to its deadline. Each
+# turn of the loop waits until a job ends or the soonest deadline comes, then cancels every
+# job past its deadline and drops it from `deadline_of`; `pending`, which `wait` returns,
+# keeps every job not yet gone. In the output, job A, cancelled at its deadline, is still one
+# of the 2 pending at job B's, 0.01 s later.
 
 # %%
-tl = Timeline()
-deadline_of: dict[asyncio.Task, float] = {}  # the jobs not cancelled yet
-for name, start_after in (("job A", 0), ("job B", 0.01)):
-    await asyncio.sleep(start_after)  # job B starts 0.01 s after job A
-    task = asyncio.create_task(slow_to_stop(name, tl), name=name)
-    deadline_of[task] = loop.time() + JOB_TIMEOUT  # its own deadline
+tl = Timeline()  # its clock starts as job A starts
+job_a = asyncio.create_task(slow_to_stop("job A", tl), name="job A")
+deadline_of = {job_a: loop.time() + JOB_TIMEOUT}  # the jobs not cancelled yet
+await asyncio.sleep(0.01)  # job B starts 0.01 s after job A
+job_b = asyncio.create_task(slow_to_stop("job B", tl), name="job B")
+deadline_of[job_b] = loop.time() + JOB_TIMEOUT  # each job's own deadline
 pending = set(deadline_of)
 while pending:
     # no deadline left: wait at most 1 s

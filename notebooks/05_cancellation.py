@@ -395,11 +395,20 @@ print("✓ both callers were cancelled; the shielded save completed, the unshiel
 # cancelled, and cancelling it cancels each gathered task that has not finished yet. With
 # `return_exceptions=True`, as here, the `gather` then ends only when the last of those tasks
 # has ended, and it raises `CancelledError` instead of returning the list. `asyncio.wait`
-# never cancels the tasks it waits for (chapter 04).
-#
-# **Predict:** with which of the two is the job already gone when `collect` ends? And what
-# does the second cancel do to the job's 0.03 s cleanup in that run? (The shield run showed
-# where a cancel goes from the `await` it lands in.)
+# never cancels the tasks it waits for (chapter 04). The cell below shows the first half: it
+# cancels a `gather`, not the task it gathers, and looks at the task.
+
+# %%
+child = asyncio.create_task(asyncio.sleep(1))
+gathered = asyncio.gather(child, return_exceptions=True)
+gathered.cancel()  # cancel what gather returned, not the child
+await asyncio.wait([gathered], timeout=1)
+print("the child cancelled:", child.cancelled(),
+      "| the gather ended with", repr(gathered.exception()))
+
+# %% [markdown]
+# **Predict:** with which of the two, `gather` or `asyncio.wait`, is the job already gone when
+# `collect` ends? And what does the second cancel do to the job's 0.03 s cleanup in that run?
 
 # %%
 async def slow_to_stop(name: str, tl: Timeline) -> str:
@@ -463,7 +472,9 @@ print("✓ gather: collect ended after its job was gone; "
 # - with `gather`, the cancel goes on into the work `collect` awaits, as it went on into the
 #   unshielded save: `gather` cancels the gathered jobs and goes on waiting for them. The
 #   cancel lands in the `await` of the job's cleanup and cuts it short: the job is gone at
-#   0.03 s, not 0.05 s, and `collect` ends just after it.
+#   0.03 s, not 0.05 s, and `collect` ends just after it. Cleanup does run after a cancel, as
+#   the runs before showed, but it runs to its end only if nothing cancels the cleanup's own
+#   `await`; here the second cancel does.
 # - `asyncio.wait` never cancels the tasks it waits for, so the cancel stops only the `wait`:
 #   `collect` ends with its job still cleaning up, and the cleanup runs on to 0.05 s with
 #   nobody waiting for it.
@@ -485,7 +496,7 @@ print("✓ gather: collect ended after its job was gone; "
 # Since Python 3.11 every task counts the cancel requests it has received and not taken back:
 # `task.cancelling()`. `task.uncancel()` takes one back. The first folded run below cancels a
 # task that swallows the cancel, once without and once with `uncancel()`, and prints the count
-# the task sees afterwards: catching the error does not lower it, only `uncancel()` does.
+# the task sees afterwards: does catching the error lower it?
 #
 # From Python 3.13 on, a `TaskGroup` whose child failed looks at that count when its
 # `async with` block ends. If the count is above zero, the group takes it for a cancel from
@@ -498,9 +509,7 @@ print("✓ gather: collect ended after its job was gone; "
 # dictionary `reached`, so the answer shows whether the worker got that far. It runs twice:
 # once as described, once calling `uncancel()` right after it catches the cancel. The
 # question, for each run on Python 3.13 and later, is whether the worker's return value
-# reaches the caller. Without `uncancel()` it does not: the worker reaches its `return`, yet
-# the group's extra cancel makes the task end cancelled and drops the value. With
-# `uncancel()` the caller gets it. The answer below shows both runs.
+# reaches the caller. The answer below shows both runs.
 #
 # :::
 
@@ -891,14 +900,18 @@ _sc.differential(drain, _reference, _sc.several(_plans(), counts=(1, 1, 2)), _ob
 # ## In slime
 #
 # The first quote is exercise 5.1's drain in slime's agent adapter: `_drain` waits up to
-# `wait_timeout`, cancels what is left, then awaits it with a `gather` that has no timeout. The
-# second is the cleanup that the handlers it cancels run: it catches `CancelledError`, awaits a
-# POST that asks SGLang to abort the request, and re-raises. That `raise` is what lets the drain
-# end. The quote's last line runs `_drain` on the loop that owns the tasks and waits until it
-# is over (chapter 13 explains how). A handler that swallowed the cancel would keep the
+# `wait_timeout`, cancels what is left, then awaits it with a `gather` that has no timeout.
+# The quote's last line runs `_drain` on the loop that owns the tasks and waits until it is
+# over (chapter 13 explains how).
+#
+# The second quote is the cleanup that the handlers it cancels run: it catches
+# `CancelledError`, awaits a POST that asks SGLang to abort the request, and re-raises. That
+# `raise` is what lets the drain end. A handler that swallowed the cancel would keep the
 # unbounded `gather` waiting, and `shutdown_session` with it, until that handler finished its
-# work on its own, however long that took. Every `cancel`, `shield` and timeout in slime is
-# listed in the [source inventory](../book/reference/inventory.md).
+# work on its own, however long that took.
+#
+# Every `cancel`, `shield` and timeout in slime is listed in the
+# [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

@@ -146,8 +146,8 @@ async def timed_sample(duration: float) -> None:
         await asyncio.sleep(duration)
 
 
-await asyncio.gather(*(asyncio.create_task(timed_sample(d), name=f"sample {i}")
-                       for i, d in enumerate(durations)))
+_ = await asyncio.gather(*(asyncio.create_task(timed_sample(d), name=f"sample {i}")
+                           for i, d in enumerate(durations)))
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the code that reads the permit times and draws the figure"}
 print("peak inside:", permits.inside.peak,
@@ -804,7 +804,8 @@ print("✓ grading inside the permit: the 6 calls still waiting went through one
 # instead, it would limit nothing (the run before the exercise): a rollout's sandboxes would
 # boot at once, however many there are. The permit bounds the boot, not the sandbox's life:
 # the sandbox outlives the semaphore's block, and is closed later, when the caller leaves
-# `boot_agent_sandbox`.
+# `boot_agent_sandbox`, an async context manager (written with `@asynccontextmanager`) that
+# the example's `generate` enters with `async with`.
 
 # %% tags=["remove-input"]
 show_call_site("06b")
