@@ -79,7 +79,7 @@ class WatchedQueue(asyncio.Queue):
 
     @property
     def summary(self) -> dict:
-        return {"peak": max(d for _, d in self.depth), "longest wait": max(self.ages),
+        return {"peak": max(d for _, d in self.depth), "stalest": max(self.ages),
                 "consumed by the time the producer finished": self.gets_at_put[-1]}
 
 
@@ -109,12 +109,16 @@ async def run_pair(maxsize: int, n_items: int, produce_every: float,
 # ## Predict: how full does the queue get, and how stale are its items?
 #
 # A producer makes 20 items as fast as it can; the consumer needs 0.01 s per item. First the
-# queue is unbounded, the usual default, then bounded at 3. For each run, predict the peak
-# depth (the most items waiting at once), and how many of the 20 items the consumer had taken
-# by the time the producer finished: none, about half, or almost all? The run prints a third
-# column, the *stalest item*: for each item, count the other items the consumer took between
-# its `put` and its `get`, and print the largest count. An item put when the consumer had
-# taken 5 items and taken out when it had taken 8 counts 3.
+# queue is unbounded, the usual default, then bounded at 3. Each run prints three columns:
+#
+# - the *peak depth*: the most items waiting at once;
+# - how many of the 20 items the consumer had taken by the time the producer finished;
+# - the *stalest item*: how long the item that waited longest waited, counted in items. An
+#   item put when the consumer had taken 5 items, and taken out when it had taken 8, waited
+#   for 3 others; the column prints the largest such count.
+#
+# For each run, predict the peak depth, and whether the consumer had taken none, about half,
+# or almost all of the items when the producer finished.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 N_ITEMS, CONSUME_EVERY = 20, 0.01
@@ -123,9 +127,8 @@ bounded = await run_pair(3, N_ITEMS, 0, CONSUME_EVERY)
 
 for name, run in (("unbounded", unbounded.summary), ("maxsize=3", bounded.summary)):
     consumed = run["consumed by the time the producer finished"]
-    longest = run["longest wait"]
     print(f"{name:<10} peak depth {run['peak']:>2} · consumed by the time the producer "
-          f"finished {consumed:>2} · stalest item: {longest:>2} taken before it")
+          f"finished {consumed:>2} · stalest item: {run['stalest']:>2} taken before it")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: bound-limits-depth-and-staleness
@@ -136,9 +139,9 @@ assert free["consumed by the time the producer finished"] <= 1, (
 assert held["peak"] <= 3, f"the bound holds: {held}"
 assert held["consumed by the time the producer finished"] >= N_ITEMS - 3 - 1, (
     f"the bounded producer kept the consumer's pace: {held}")
-assert free["longest wait"] >= N_ITEMS - 2, (
+assert free["stalest"] >= N_ITEMS - 2, (
     f"unbounded: the last items waited for almost all the others: {free}")
-assert held["longest wait"] <= 3 - 1, (
+assert held["stalest"] <= 3 - 1, (
     f"bounded: an item waits for at most the items queued ahead of it: {held}")
 print("✓ unbounded: all 20 piled up, the last waited for all the others\n"
       "✓ maxsize=3: at most 3 waiting, each taken soon after it was put")
@@ -575,21 +578,27 @@ print("✓ the loop kept beating while it awaited the handed group")
 #
 # Up to `n_workers` (at least 1) items should be processed at once. Items may be `None`.
 #
-# :::{dropdown} Hint: the pieces this chapter and chapter 03 ran
+# :::{dropdown} Hint 1: how does each worker end?
 #
 # One sentinel per worker ends the workers when the items run out (the sentinel experiment
 # above). The grader passes `None` as an item too, so a worker must never take an item for the
-# sentinel: it would drop that item and stop early. Either make the sentinel an object of its
-# own (`NO_MORE = object()`), or put on the queue only things that are never `None`. The
-# solution does the second: it puts `(index, item)` pairs, so `None` is safe as its sentinel
-# (a pair is never `None`), and the index tells a worker where in the results list its result
-# goes, which keeps the results in the order of `items`. Starting the workers in an
-# `async with asyncio.TaskGroup()` block (chapter 03) does
-# the rest: when one worker raises, the group cancels the others and waits for them, and when
-# the caller cancels, the block cancels and waits for every worker before the cancellation
-# comes out. The group also cancels the body of its `async with` when a worker raises, so a
-# producer stuck in `await jobs.put(...)` on a full queue is not left waiting: the `put`
-# raises `CancelledError`, and the group raises an `ExceptionGroup` holding the worker's error.
+# sentinel: it would drop that item and stop early.
+#
+# :::
+#
+# :::{dropdown} Hint 2: the pieces of one solution, from this chapter and chapter 03
+#
+# Either make the sentinel an object of its own (`NO_MORE = object()`), or put on the
+# queue only things that are never `None`. The solution does the second: it puts
+# `(index, item)` pairs, so `None` is safe as its sentinel (a pair is never `None`), and the
+# index tells a worker where in the results list its result goes, which keeps the results
+# in the order of `items`. Starting the workers in an `async with asyncio.TaskGroup()`
+# block (chapter 03) does the rest: when one worker raises, the group cancels the others
+# and waits for them, and when the caller cancels, the block cancels and waits for every
+# worker before the cancellation comes out. The group also cancels the body of its
+# `async with` when a worker raises, so a producer stuck in `await jobs.put(...)` on a full
+# queue is not left waiting: the `put` raises `CancelledError`, and the group raises an
+# `ExceptionGroup` holding the worker's error.
 #
 # :::
 #
@@ -863,8 +872,18 @@ _sc.differential(run_pipeline, _reference, _sc.several(_plans()), _observe, _com
 # - the training side's rollout function, `generate_rollout_fully_async`, on slime's shared
 #   background event loop in another thread, takes them off.
 #
-# The quote shows what holds the queue back instead of a `maxsize`: a `qsize` check in the
-# loop that starts new groups.
+# The generation loop puts each group there from a *done-callback*: a plain function that
+# `task.add_done_callback(fn)` asks the event loop to call, on the loop's thread, once the
+# task has ended; it cannot `await`. Three things to look for in the quote:
+#
+# - **the gate**: the loop starts no new group once `max_concurrent` finished groups wait in
+#   `output_queue` (its `qsize`); that check, not a `maxsize`, holds the queue back;
+# - **why no `maxsize`**: the callback's `put` runs on the loop's thread, so a `put` waiting on
+#   a full queue would freeze that loop and the generations running on it (the zero
+#   heartbeats of the blocking `get()` above);
+# - **the gate is soft**: groups started while it was open still land on the queue, so the
+#   queue can grow past `max_concurrent`. The model after the quote measures by how much.
+#
 # Every queue in slime is listed in the [source inventory](../book/reference/inventory.md).
 
 # %% tags=["remove-input"]
@@ -873,15 +892,14 @@ from lab_snippets.sites import show_call_site
 show_call_site("07")
 
 # %% [markdown]
-# Below is our own model of that loop, with `max_concurrent = 4`. A done-callback
-# (`task.add_done_callback(fn)`) is a plain function the loop calls once the task has ended; it
-# cannot `await`. Each group's generation is a
-# 0.023 s sleep whose done-callback puts the group on the queue, and a folded trainer takes one
-# group per 0.1 s. Set the two speeds side by side: a group is done in less than a quarter of
-# the time between two takes, so a batch of 4 started right after a take has landed long before
-# the next one. The queue is a `PeakQueue` (folded), a `queue.Queue` that notes the most items
-# it held. Predict: does the gate keep at most 4 finished groups waiting? If not, how many can
-# wait at once?
+# Below is our own model of that loop, with `max_concurrent = 4`. Each group's generation is
+# a 0.023 s sleep whose done-callback puts the group on the queue, and a folded trainer takes
+# one group per 0.1 s. Set the two speeds side by side: a group is done in less than a quarter
+# of the time between two takes, so a batch of 4 started right after a take has landed long
+# before the next one. The queue is a `PeakQueue` (folded), a `queue.Queue` that notes the
+# most items it held. Predict the most groups waiting at once: 4, 5, 7 or 12? Count what
+# lands between two takes: how many wait just after a take, and how many the gate then
+# starts.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the queue that notes its peak"}
 class PeakQueue(queue.Queue):
@@ -971,24 +989,8 @@ print(f"✓ {gate_peak} groups waited at once: more than {MAX_CONCURRENT}, "
 #
 # :::
 #
-# The second quote, from `_encode_delta`, uses a `queue.Queue` the other way round: on a
-# plain thread with no event loop, a blocking `get()` is exactly the wait it wants. Its queue
-# holds the free copy buffers, and the loop that fills them waits in `free_q.get()` until one
-# is free. In the quote, the line to look at is 261, `buf = free_q.get()`; the lines around it
-# copy tensors off the GPU, and the fold below says what they do for a reader who wants it.
-#
-# :::{dropdown} Going further: what the buffers are
-#
-# The loop copies a model's weights, one tensor at a time, from the GPU into a few reusable
-# CPU buffers, and hands each to a thread pool that compares it with the previous version.
-# The buffers are pinned memory: CPU memory that the GPU can copy into quickly, so the loop
-# starts each copy with `non_blocking=True` and then waits for the GPU to finish it
-# (`synchronize()`). The job that uses a buffer gives it back with `put`. The "gather" in the
-# source's comment is this copying loop; it has nothing to do with `asyncio.gather`. How far
-# the loop runs ahead of the diff and compression is bounded separately, by the `inflight`
-# deque (chapter 17).
-#
-# :::
-
-# %% tags=["remove-input"]
-show_call_site("07c")
+# slime also uses a `queue.Queue` the other way round. In `_encode_delta`, on a thread with
+# no event loop, the loop that copies weights waits in a blocking `free_q.get()` for a free
+# copy buffer: the wait holds up nothing but that loop, which is what should wait (the
+# [source inventory](../book/reference/inventory.md) links the line, under *Synchronous
+# queues*).

@@ -26,6 +26,7 @@
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
 import concurrent.futures
+import statistics
 import sys
 import threading
 import time
@@ -33,7 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from lab_snippets.asyncio_tools import InFlight, ideal_batch_time
 from lab_snippets.loopwatch import LoopWatch, borrowed_default_executor
-from lab_snippets.measure import cpu_share, usable_cpus
+from lab_snippets.measure import ainterleaved, cpu_share, usable_cpus
 from lab_snippets.timeline import Timeline, figure_style
 
 figure_style()
@@ -438,11 +439,14 @@ print("✓ the stop event ended the reload at its next check, before the handler
 # ## Threads and computation
 #
 # Every call so far *waited*: on a sleep standing for I/O, another process or a remote
-# answer. What about pure-Python *computation*? The next cell runs two CPU-bound calls on two
-# threads of a pool and divides the CPU time the process used by the wall time: the number of
-# cores the threads kept busy on average (`usable_cpus()` says how many this process may use).
-# Predict, for a machine with two usable cores: about 2 cores busy, about 1, or fewer than 1?
-# (The answer rests on a fact about CPython that the Why names; if you have not met it, guess
+# answer. What about pure-Python *computation*? The next cell times one CPU-bound call,
+# `busy_sum`, alone on a pool thread, and two such calls at once on the pool's two threads.
+# `ainterleaved`, from the course's `measure` module, runs the two in turn, five rounds of
+# each. The cell divides each round's two-call time by the one-call time taken next to it,
+# and prints the middle of the five ratios (their median): a burst of load from other
+# programs spoils a round or two, not the middle one. Predict, for a machine with two usable
+# cores: about 1 (the two calls ran side by side), about 2 (they took turns), or more? (The
+# answer rests on a fact about CPython that the Why names; if you have not met it, guess
 # from what the waiting calls above did on threads.)
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -453,46 +457,57 @@ def busy_sum(n: int) -> int:
     return total
 
 
+async def one_call() -> None:
+    await loop.run_in_executor(pool, busy_sum, N)
+
+
+async def two_calls() -> None:  # at once, on the pool's two threads
+    await asyncio.gather(*(loop.run_in_executor(pool, busy_sum, N) for _ in range(2)))
+
+
 N = 400_000
 with ThreadPoolExecutor(max_workers=2, thread_name_prefix="cpu") as pool:
-    wall_started, cpu_started = time.monotonic(), time.process_time()
-    await asyncio.gather(*(loop.run_in_executor(pool, busy_sum, N) for _ in range(2)))
-    wall, cpu = time.monotonic() - wall_started, time.process_time() - cpu_started
-cores_busy = cpu / wall  # CPU seconds per second of wall time: the cores kept busy
+    runs = await ainterleaved({"one call": one_call, "two calls": two_calls}, k=5)
+rounds = zip(runs.samples["one call"], runs.samples["two calls"], strict=True)
+slower = statistics.median(two / one for one, two in rounds)  # the middle round's ratio
 gil_enabled = sys._is_gil_enabled() if sys.version_info >= (3, 13) else True
-print(f"GIL enabled: {gil_enabled}; two CPU-bound threads kept {cores_busy:.2f} cores "
-      f"busy, of {usable_cpus()} usable")
+print(f"GIL enabled: {gil_enabled}; two CPU-bound calls on two threads took "
+      f"{slower:.2f} × as long as one call alone")
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 if sys.version_info >= (3, 13) and not gil_enabled:
-    share = cpu_share()  # the share of one core this thread gets right now
-    print(f"free-threaded build: a spin just now got {share:.0%} of a core")
-    if usable_cpus() < 2 or share < 0.6:
-        print("this machine cannot show parallel threads now: fewer than 2 usable CPUs, "
-              "or a neighbour is taking most of the CPU")
+    # how many cores two spinning threads of this process get right now
+    with ThreadPoolExecutor(max_workers=2) as spinners:
+        cores_now = sum(spinners.map(lambda _: cpu_share(0.05), range(2)))
+    print(f"free-threaded build: two spinning threads got {cores_now:.2f} cores just now")
+    if usable_cpus() < 2 or cores_now < 1.6:
+        print("this machine cannot show it now: fewer than 2 usable CPUs, "
+              "or other programs are taking most of the CPU")
     else:
-        assert cores_busy >= 1.3, (
-            "without the GIL, two CPU-bound threads keep more than one core busy")
-        print("✓ without the GIL, the two threads kept more than one core busy")
+        assert slower <= 1.5, (
+            f"without the GIL, two CPU-bound calls run side by side: they took {slower:.2f} ×")
+        print("✓ without the GIL, the two calls ran side by side: about as long as one")
 else:
-    assert cores_busy <= 1.25, "only the thread holding the GIL runs Python code"
+    assert slower >= 1.5, (
+        "with the GIL the two calls take turns, so together they take about twice as long "
+        f"as one: {slower:.2f} ×")
     print("✓ with the GIL (every build before 3.13, and the default build since):\n"
-          "  at most one core busy")
+          f"  two calls took {slower:.1f} × as long as one: they took turns")
 
 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# At most one core, whatever the machine: the printed number stays at or below about 1.0.
-# The reason is the {term}`GIL` (global interpreter lock), a lock inside CPython's standard
-# build: only the thread holding it runs Python bytecode. A thread lets go of it while it waits
-# on the operating system (a sleep, a socket, a lock in C code that releases it), which is why
-# the waiting calls above overlapped; two computing threads only take turns. The loop's
+# About 2: two calls on two threads took about twice as long as one call alone. The reason
+# is the {term}`GIL` (global interpreter lock), a lock inside CPython's standard build: only
+# the thread holding it runs Python bytecode. A thread lets go of it while it waits on the
+# operating system (a sleep, a socket, a lock in C code that releases it), which is why the
+# waiting calls above overlapped; two computing threads only take turns. The loop's
 # heartbeat keeps going, because the GIL is handed over every few milliseconds, but there is
 # no speed-up. For computation, use processes (chapter 12).
 #
-# The number comes out lower, sometimes well under 1, when other programs keep the machine's
-# cores busy: the threads then wait for a core as well as for the GIL.
+# Each ratio compares two runs made back to back on the same machine, so other programs slow
+# both sides alike: a busy machine makes both calls slower, not the ratio smaller.
 #
 # :::
 #
@@ -502,9 +517,9 @@ else:
 #
 # - **Free-threaded builds.** Python 3.13 added an optional free-threaded build
 #   (`python3.13t`; supported, still optional, in 3.14) without the GIL, where CPU-bound
-#   threads do run in parallel and the computing cell above keeps more than one core busy. On
-#   such a build the folded check also prints the share of a core a 50 ms spin got, so a busy
-#   machine shows.
+#   threads do run in parallel: on two free cores, the two calls of the computing cell above
+#   take about as long as one. On such a build the folded check first measures how many
+#   cores two spinning threads get, and says so when the machine cannot show it.
 # - **The default pool's size.** `ThreadPoolExecutor()` without `max_workers` gets
 #   `min(32, (os.process_cpu_count() or 1) + 4)` threads on Python 3.13 and later (the CPUs
 #   this process may use), and `min(32, (os.cpu_count() or 1) + 4)` on 3.11 and 3.12 (all the
@@ -515,9 +530,7 @@ else:
 # %% [markdown]
 # ## Before the exercise
 #
-# Exercise 8.1 builds on the stop event and needs three more facts about deadlines and
-# threads: whose `TimeoutError` a deadline reports, why the clean-up belongs in a `finally`,
-# and a way to wait for a thread that never raises.
+# Exercise 8.1 builds on the stop event and needs one more fact about deadlines.
 #
 # **Whose `TimeoutError`?** The work itself may raise a `TimeoutError`, a socket read whose
 # own timeout fired, say. Does `asyncio.timeout` let that one through, or does it report its
@@ -554,27 +567,6 @@ print("✓ the work's own TimeoutError came through unchanged; the deadline's ca
 # `asyncio.timeout` turns into `TimeoutError` only the cancellation that *it* caused, and
 # marks it: its `TimeoutError` has no message and is raised from the `CancelledError`. A
 # `TimeoutError` that the awaited work raised before the deadline passes through unchanged.
-#
-# **Why a `finally`.** The stop-event handler above caught only the deadline. If the caller
-# cancels the handler instead, the cancellation arrives at the same shielded `await`, as
-# `CancelledError` rather than `TimeoutError`, and an `except TimeoutError:` lets it pass with
-# the thread still running.
-# Clean-up that must run in both cases, setting the event and waiting for the thread, belongs
-# in a `finally`.
-#
-# **A wait that never raises.** `asyncio.wait` takes a list of futures and a timeout, and
-# returns two sets, the done futures and the pending ones; a failed future stays in `done`
-# with its exception kept inside it, and a timeout leaves the future in `pending`. Below,
-# `read_reply` fails at once and `slow_reply` outlasts the 0.1 s timeout.
-
-# %%
-with ThreadPoolExecutor(max_workers=2, thread_name_prefix="reader") as pool:
-    reply = loop.run_in_executor(pool, read_reply)
-    late = loop.run_in_executor(pool, slow_reply)
-    done, pending = await asyncio.wait([reply, late], timeout=0.1)  # never raises
-names = {reply: "read_reply", late: "slow_reply"}
-print("done:", [names[f] for f in done], "· pending:", [names[f] for f in pending])
-print("the exception read_reply's future kept:", repr(reply.exception()))
 
 # %% [markdown]
 # ## Exercise 8.1 · A deadline that really stops the work
@@ -616,9 +608,16 @@ print("the exception read_reply's future kept:", repr(reply.exception()))
 #
 # :::{dropdown} Hint: one piece the chapter showed only for the deadline
 #
-# *Asking a thread to stop* handled only the deadline. A cancellation arrives at the same
-# shielded `await`, as `CancelledError`, so a `try`/`finally` around it covers both; in the
-# `finally`, `await asyncio.wait([future], timeout=5)` waits for the thread without raising.
+# *Asking a thread to stop* handled only the deadline. If the caller cancels instead, the
+# cancellation arrives at the same shielded `await`, as `CancelledError` rather than
+# `TimeoutError`, and an `except TimeoutError:` lets it pass with the thread still running.
+# Clean-up that must run in both cases, setting the event and waiting for the thread, belongs
+# in a `finally`.
+#
+# To wait for the thread there without raising, use `await asyncio.wait([future], timeout=5)`.
+# `asyncio.wait` returns two sets, the done futures and the pending ones, and never raises: a
+# failed future stays in `done` with its exception kept inside it, and a timeout leaves the
+# future in `pending`.
 #
 # Item 4 needs no code of its own: `async with asyncio.timeout(...)` turns only the
 # cancellation *it* caused into `TimeoutError`, and a `TimeoutError` that the awaited work
@@ -1115,7 +1114,8 @@ print(f"✓ through to_thread the quick answers came {ratio:.0f}x later than by 
 # %% [markdown]
 # The quick answers were ready after 0.02 s in both versions. Through `to_thread` each needed
 # a pool thread to wait in, and the slow requests held them all, so the quick answers came in
-# only when the slow ones freed the threads, just under 0.5 s after they were sent (the slow
-# requests' 0.5 s less the moment they were sent ahead): the tail latency of slime's comment.
+# only when the slow ones freed the threads: just under 0.5 s after they were sent, since
+# the slow requests had been sent 0.01 s before them. That is the tail latency of slime's
+# comment.
 # Had there been one slow request fewer than threads, the quick answers would have come in at
 # once through the one free thread; `await` needs no thread.

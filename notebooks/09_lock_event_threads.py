@@ -98,13 +98,15 @@ print(f"✓ {expected - racy_total} of {expected} tokens lost: the GIL does not 
 # Look at the tokens lost: each thread read the total, gave up the GIL inside `count_tokens`,
 # and when it came back wrote the value it had read, plus 2, over the sums the other threads had
 # stored meanwhile, so those updates vanished. On CPython 3.11 to 3.13 on Linux, the runs of
-# this page, `time.sleep(0)` gives up the GIL on every call, even for 0 s.
+# this page, `time.sleep(0)` gives up the GIL on every call, even for 0 s; 3.14 keeps that
+# behaviour (the same four threads, run on 3.14.8, lose updates the same way).
 #
 # How many survive changes from run to run and with the machine's load; the check asserts
 # only that the total is below 2400, and any total below 2400 is the race.
 #
-# A total at or just above 600, a quarter of 2400, is about one thread's worth. Exactly 600
-# is what the four threads give when they take turns in lockstep; one round goes like this:
+# A total at or just above 600, a quarter of 2400, is about one thread's worth. The four
+# threads land on exactly 600 when they move in lockstep, all four reading the total before
+# any of them writes. One round:
 #
 # 1. T1, T2, T3 and T4 each read the total: 0;
 # 2. T1 writes 0 + 2 = 2, then T2, T3 and T4 each write 0 + 2 = 2 over it: the total is 2.
@@ -276,12 +278,16 @@ print("✓ with the lock around the read and the write, every total is exact")
 # %% [markdown]
 # ## Stopping a thread: an Event and `join`
 #
-# Python has no supported way to kill a thread from outside. A long-running thread has to check a stop
-# signal, and `threading.Event` is the standard one: `set()` from any thread, `is_set()` or
+# Chapter 08 stopped the work of a pool's thread with a `threading.Event`. New here is a
+# thread you start yourself, and the other half of stopping it: `join(timeout)`, waiting for
+# it to end.
+#
+# Python has no supported way to kill a thread from outside, so a long-running thread has to
+# check a stop signal. With an `Event`, that is `set()` from any thread, and `is_set()` or
 # `wait(timeout)` in the worker. `wait(timeout)` doubles as the pause between rounds, and
 # returns `True` at once when the event is set, so the worker never sleeps through a stop.
 #
-# The other half is `join(timeout)`. The second cell below starts the poller, calls
+# The second cell below starts the poller, calls
 # `poller.join(timeout=0.1)` while `stop` is still clear, then sets `stop` and joins again.
 # Predict: after `join(0.1)` returns, is the poller still alive, and could you tell from what
 # `join` returned?
@@ -897,14 +903,14 @@ print("✓ stop() waited out the check in progress; the interval alone would hav
 # less the 0.1 s it had run; a little more on a loaded machine) and skipped the other engines
 # (each log holds one line). The interval's 0.05 s ran out before that; slime's 0.45 s did not.
 #
-# In slime, `_check_timeout` is passed to the engine, which uses it as the timeout of its HTTP
-# health request once the call runs. The thread waits for the call with `ray.get`, Ray's
-# blocking wait for a result (chapter 28), and gives it no timeout. So if an engine is still
-# busy with another call, the health check starts when that call ends, and
-# `_check_timeout` starts counting then, not before. The bound thus covers a check that answers within `_check_timeout`; the interval and
-# 5 s more are slack. A `join()` with no bound would make `stop()` wait as long as a stuck
-# check does; a check that never answers outlasts any bound, and because the thread is a
-# daemon it does not hold up the interpreter's exit.
+# In slime, `_check_timeout` is the timeout of the engine's HTTP health request, and it
+# starts counting when the engine runs the call, not when the thread sends it; the thread
+# waits for that call with `ray.get` (chapter 28) and no timeout. So the bound covers a
+# check that answers within `_check_timeout`, and the interval and 5 s more are slack.
+#
+# A `join()` with no bound would make `stop()` wait as long as a stuck check does; a check
+# that never answers outlasts any bound, and because the thread is a daemon it does not
+# hold up the interpreter's exit.
 #
 # The quote's comment about clearing the pause: `_pause_event` set means paused, and clearing
 # it lets a paused thread out of its pause loop (in `_health_monitor_loop`, not quoted; that

@@ -296,24 +296,37 @@ for name, (setup, _) in batch.items():
 # `sb3` asked for a permit while `sb1` and `sb2` held both. `sb2`'s first attempt fails after
 # its 0.04 s, and `sb2` then backs off for 0.01 s before it asks again. Predict: when does
 # `sb3`'s boot start, and which starts first, `sb3`'s boot or `sb2`'s second attempt? The
-# figure below draws every boot, use and cleanup of the run.
+# figure below draws every boot, use and cleanup of the run, from the first boots' start
+# (`from_first_boot`, folded, moves the timeline's zero there).
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+def from_first_boot(tl: Timeline) -> Timeline:
+    """The same spans, with 0 at the first boot's start."""
+    first_boot = min(span.start for span in tl.spans)
+    shifted = Timeline()
+    for span in tl.spans:
+        shifted.add(span.label, shifted.t0 + span.start - first_boot,
+                    shifted.t0 + span.end - first_boot, span.state)
+    return shifted
+
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-fig = tl.plot("Three sandboxes, at most two booting at once: how does each one end?",
-              lanes=[f"sb{i} {part}" for i in range(1, 4) for part in ("boot", "use")],
-              meanings={"running": "booting / in use",
-                        "failed": "ended by an exception",
-                        "cancelled": "in use, cut off by its guard"})
+drawn = from_first_boot(tl)  # the same spans, timed from the first boot (folded above)
+lanes = [f"sb{i} {part}" for i in range(1, 4) for part in ("boot", "use")]
+fig = drawn.plot("Three sandboxes, at most two booting at once: how does each one end?",
+                 xlabel="time since the first boot (s)", lanes=lanes,
+                 meanings={"running": "booting / in use",
+                           "failed": "ended by an exception",
+                           "cancelled": "in use, cut off by its guard"})
 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# `sb3`'s boot, 0.04 s after the first boots began (the figure's axis starts a little earlier,
-# when the timeline was made). The moment `sb1` and `sb2` end their first attempts, each
-# gives its permit back, and `sb3`, already waiting, takes one. `sb2` asks again only after its
-# back-off, 0.01 s later (the white gap in its boot lane, taken without a permit), and takes
-# the permit `sb1` left free. No boot waits for a sandbox to close, and at no instant are more
-# than two boots drawn.
+# `sb3`'s boot, at 0.04 s: the figure's axis starts at the first boots. The moment `sb1` and
+# `sb2` end their first attempts, each gives its permit back, and `sb3`, already waiting,
+# takes one. `sb2` asks again only after its back-off, 0.01 s during which `sb2` holds no
+# permit (the white gap in its boot lane), and takes the permit `sb1` left free. No boot
+# waits for a sandbox to close, and at no instant are more than two boots drawn.
 #
 # In the figure each sandbox has two lanes, `boot` and `use`. Blue is a boot holding a permit,
 # or a sandbox in use; orange a boot attempt or a piece of work that raised; grey `sb1`'s use,
@@ -648,6 +661,8 @@ class ResourceLedger:
 class FlakyResource:
     """A resource whose first `fail_first` boots (counted across the factory) raise ConnectionError."""
 
+    # failures: [fail_first], the list flaky_factory (below) shares with every resource it
+    # makes; each failed boot counts it down, so the first fail_first boots of all fail
     def __init__(self, ledger: ResourceLedger, failures: list[int], boot_time: float = 0.03) -> None:
         self.ledger, self.failures, self.boot_time = ledger, failures, boot_time
         self.is_open = False

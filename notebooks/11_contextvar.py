@@ -308,10 +308,9 @@ async def sample_with_global_stack(sample: int) -> None:
 
 shared_tl = Timeline()  # the same spans, timed for the figure below
 await asyncio.gather(*(sample_with_global_stack(i) for i in range(3)))
-wrong_parents = [(name, found) for name, found in global_records
-                 if found != own_parent(name)]
-print("generate and reward spans with a wrong parent:",
-      [(name, found) for name, found in wrong_parents if not name.startswith("sample")])
+wrong_parents = [(name, found) for name, found in global_records  # generate and reward
+                 if not name.startswith("sample") and found != own_parent(name)]
+print("generate and reward spans with a wrong parent:", wrong_parents)
 drawn_context, drawn_shared = draw_both_runs()  # the folded plotting code above
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -321,7 +320,8 @@ top_level = [tl.spans_of(f"sample {i}")[0] for i in range(3)]
 assert max(s.start for s in top_level) < min(s.end for s in top_level), "the samples interleaved"
 assert {span.state for span in drawn_context.spans} == {"waiting"}
 assert "failed" in {span.state for span in drawn_shared.spans}, "the figure shows a wrong parent"
-print(f"✓ {len(wrong_parents)} spans found another task's span on top of the shared stack")
+print(f"✓ {len(wrong_parents)} generate and reward spans found another task's span on top "
+      "of the shared stack")
 
 # %% [markdown]
 # :::{dropdown} Why
@@ -335,22 +335,27 @@ print(f"✓ {len(wrong_parents)} spans found another task's span on top of the s
 #
 # Why do the `generate` spans survive? Each task opens `sample i` and `generate i` in one
 # step, with no `await` between them, so no other task can push in between. Within a task the
-# damage starts after the first `await`, and hits the `reward` spans. The shared list through
-# the run, top at the right (`s0` for `sample 0`, `g0` for `generate 0`, `r0` for `reward 0`):
+# damage starts after the first `await`, and hits the `reward` spans. The shared list
+# through the run, top at the right (`s0` for `sample 0`, `g0` for `generate 0`, `r0` for
+# `reward 0`); each step gives the time, what happens, the list after it, and what a span
+# found on top:
 #
-# 1. At 0 s, samples 0, 1 and 2 in turn push `sample i` and `generate i`, then await;
-#    `sample 1` finds `generate 0` on top, and `sample 2` finds `generate 1` (a `sample` span
-#    should find none). The list: s0 g0 s1 g1 s2 g2.
-# 2. At 0.03 s, `generate 0` ends, and `pop()` takes the top, `generate 2`. The list:
-#    s0 g0 s1 g1 s2.
-# 3. Sample 0 opens `reward 0`, which finds `sample 2` on top. The list: s0 g0 s1 g1 s2 r0.
-# 4. At 0.04 s, `generate 1` ends, and `pop()` takes `r0`; sample 1 opens `reward 1`, which
-#    finds `sample 2` too. The list: s0 g0 s1 g1 s2 r1.
+# 1. **0 s**: samples 0, 1 and 2 in turn push `sample i` and `generate i`, then await.
+#    List: `s0 g0 s1 g1 s2 g2`. Each `generate i` found its own `sample i`.
+# 2. **0.03 s**: `generate 0` ends, and `pop()` takes the top, sample 2's `g2`.
+#    List: `s0 g0 s1 g1 s2`.
+# 3. **0.03 s**: sample 0 opens `reward 0`.
+#    List: `s0 g0 s1 g1 s2 r0`. `reward 0` found `s2`: wrong.
+# 4. **0.04 s**: `generate 1` ends and `pop()` takes `r0`; sample 1 opens `reward 1`.
+#    List: `s0 g0 s1 g1 s2 r1`. `reward 1` found `s2`: wrong.
 #
-# Once the tasks interleave, `pop()` takes off whatever is on top, often another task's entry,
-# so the list keeps entries of spans that have ended (`generate 0`) and loses some that are
-# open (`reward 0`). The `sample` spans that found a parent (step 1) are not drawn: the
-# figure has one lane per sample.
+# Those are the wrong parents the answer printed; `reward 2`, opened at 0.05 s, finds
+# `s2` on top, its own, by the luck of the order. Once the tasks interleave, `pop()` takes
+# off whatever is on top, often another task's entry, so the list keeps entries of spans
+# that have ended (`generate 0`) and loses some that are open (`reward 0`). In step 1,
+# `sample 1` and `sample 2` also found a span on top where they should find none; the
+# figure, one lane per sample, does not draw `sample` spans, and the printed list leaves
+# them out too.
 #
 # :::
 #
@@ -974,13 +979,10 @@ show_call_site("11")
 show_call_site("11b")
 
 # %% [markdown]
-# With slime's trace ids, would a shared list still give spans the wrong parent? In slime the
-# stack's entries are `(trace_id, span_id)` pairs, and a new span takes as parent the innermost
-# entry with its own trace id (`_get_current_parent_span_id`). The folded model code runs eight
-# samples, each a `generate_and_rm` span holding `sglang_generate` and then `reward_model`, as
-# slime's rollout does, and lets every span look up its parent that way: once with the stack in
-# a `ContextVar`, once on one shared list popped at each span's end, as
-# `span_with_global_stack` did.
+# Would slime's trace ids save a shared list? In slime a new span takes as parent the
+# innermost stack entry with its own trace id (`_get_current_parent_span_id`); the folded
+# model runs eight samples with that lookup, once with the stack in a `ContextVar` and once
+# on one shared list.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the model code: the span on one shared list, in a ContextVar as in slime, and the eight samples"}
 SHARED_STACK: list[tuple[str, str]] = []
@@ -1051,26 +1053,6 @@ print(f"✓ ContextVar: every parent right; shared list: {len(shared_wrong)} wro
       "each a span of the sample's own or none")
 
 # %% [markdown]
-# Yes, within a sample: the trace id keeps each span inside its own sample, but not under the
-# right span. A `reward_model` span can take its sample's ended `sglang_generate` as parent
-# (the first printed example), and a span whose sample has lost all its entries to other
-# samples' pops finds no parent at all. With the `ContextVar`, every parent was right.
-#
-# :::{dropdown} The shared list step by step, for two samples
-#
-# Follow the shared list as if just the first two samples ran, `s0` and `s1`, writing
-# `s0 outer` for s0's `generate_and_rm` span and `s0 gen` for its `sglang_generate`:
-#
-# 1. s0 opens `generate_and_rm`, then `sglang_generate`, and awaits. The list, top at the
-#    right: `s0 outer`, `s0 gen`.
-# 2. s1 does the same: `s0 outer`, `s0 gen`, `s1 outer`, `s1 gen`.
-# 3. s0's `sglang_generate` ends, and `pop()` takes the top, `s1 gen`: `s0 outer`, `s0 gen`,
-#    `s1 outer`.
-# 4. s0 opens `reward_model`. Its innermost `s0` entry is `s0 gen`, which has ended: `s0 outer`,
-#    `s0 gen`, `s1 outer`, `s0 reward`.
-#
-# So s0's `reward_model` takes its ended `sglang_generate` as its parent. (In the real run of
-# eight samples, s0's `pop()` takes `s7 gen` instead of `s1 gen`, and the rest goes the same
-# way for s0.)
-#
-# :::
+# Not under the right span: the trace id keeps each span inside its own sample, but on the
+# shared list a span can take its sample's ended `sglang_generate` as parent, or find none
+# once other samples' pops have taken its sample's entries.

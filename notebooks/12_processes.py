@@ -108,27 +108,20 @@ print("✓ the thread appended to the parent's list; the process only to its own
 # %% [markdown]
 # ## CPU-bound work: threads versus processes
 #
-# `burn(chunks)` does pure-Python arithmetic in small chunks and reads the clock after each.
-# When two readings are more than a millisecond apart, the code was *not running* in
-# between, so each call returns its **running intervals**. Its heart is these lines:
+# `burn(chunks)` is pure-Python arithmetic, done in `chunks` small rounds. The cell below
+# runs two `burn` jobs three ways: one after the other in this kernel, on two threads
+# (`threads.map`), and on two processes (`processes.map`): `ProcessPoolExecutor` has the
+# `map` of chapter 08's `ThreadPoolExecutor`, and its workers are processes. It prints each
+# way's wall time, from the first job's start to the last one's end, and that time as a
+# multiple of the sequential one, then a line on which machine this run had. Each way runs
+# three times, the ways taking turns, and the table keeps each way's fastest round: load
+# from other programs can only slow a round down. The folded helpers do the measuring:
+# `start_workers` starts the pool's workers before the timing, `fastest_of_three` runs the
+# rounds, and `wall` times a way from its first job's start to its last job's end. Predict
+# the two multiples for two idle CPUs: are the threads any faster than one job after the
+# other, and do the processes take about the same time, about half, or longer?
 
-# %% tags=["remove-input"]
-from lab_snippets.showcode import show_source
-
-show_source(burn, first="for _ in range(chunks)", last="last = now")
-
-# %% [markdown]
-# The cell below hands two `burn` jobs to two threads (`threads.map`) and then to two
-# processes (`processes.map`): `ProcessPoolExecutor` has the `map` of chapter 08's
-# `ThreadPoolExecutor`, and its workers are processes. Those two calls are the program; the
-# folded helpers around them, `start_workers` and `fastest_of_three` (best of three rounds),
-# are the measuring. The cell prints `overlap_share`: the share of the run (from the first
-# job's start to the last one's end) during which both jobs were executing at the same
-# instant; its last line says whether this machine left two CPUs free for the processes. The
-# threads take turns under the GIL, as in chapter 08. Predict the processes, on two idle
-# CPUs: for how much of their run were both executing at once: none, some, or most of it?
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the measuring helpers: CPU pinning, warm-up, three rounds"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the measuring helpers: warm-up, CPU pinning, three rounds, shares of the run"}
 # The CPUs this kernel may run on (os.sched_getaffinity is Linux-only).
 if hasattr(os, "sched_getaffinity"):
     CPUS = sorted(os.sched_getaffinity(0))
@@ -139,15 +132,43 @@ else:
 # RUN_GAP (1 ms): two clock readings further apart than this mean the job was not running.
 from lab_snippets.proc_workers import RUN_GAP, overlap_seconds
 
-# pins: on Linux, burn(chunks, cpu) first pins its process to that CPU, so that the two
-# processes cannot share one core (None: no pinning).
+# pins: on Linux, each worker process of the pool is pinned to a CPU of its own, so that
+# the two cannot share one core (None: no pinning).
 pinned = len(CPUS) >= 2 and hasattr(os, "sched_setaffinity")
 pins = CPUS[:2] if pinned else [None, None]
+
+
+def start_workers(pool) -> None:
+    """Starts both of the pool's workers, so that their start-up is not timed, and pins each
+    worker process to its CPU in `pins` (a thread pool has no worker process to pin)."""
+    list(pool.map(pid_after, [0.1, 0.1]))
+    for pid, cpu in zip(sorted(getattr(pool, "_processes", {})), pins, strict=False):
+        if cpu is not None:
+            os.sched_setaffinity(pid, {cpu})
+
+
+def fastest_of_three(*ways) -> tuple:
+    """Runs each way (a function that runs the two jobs) in three rounds, taking turns.
+
+    Each way's fastest round is kept, so load elsewhere hurts no way more than another.
+    """
+    rounds = [[list(way()) for way in ways] for _ in range(3)]
+    return tuple(min((r[i] for r in rounds), key=wall) for i in range(len(ways)))
 
 
 def wall(reports: list[dict]) -> float:
     """From the first job's start to the last job's end (a pool's start-up not counted)."""
     return max(r["end"] for r in reports) - min(r["start"] for r in reports)
+
+
+def cpu_seconds(reports: list[dict]) -> float:
+    """CPU seconds the jobs received, added up."""
+    return sum(r["cpu"] for r in reports)
+
+
+def cores_worth(reports: list[dict]) -> float:
+    """CPU seconds the jobs received per second of wall time: 1 is one core kept busy."""
+    return cpu_seconds(reports) / wall(reports)
 
 
 def overlap_share(reports: list[dict]) -> float:
@@ -170,60 +191,101 @@ def what_this_run_saw(on_processes: list[dict]) -> str:
     if min(first, second) >= 0.9:  # neither process waited for its CPU
         return (f"→ this run: two CPUs were free; each process ran {first:.0%} and "
                 f"{second:.0%} of the time, and both at once {both:.0%}")
-    # a busy machine: say so, rather than leave the numbers to contradict the Why
-    return (f"→ this run: the machine was busy; each process ran only {first:.0%} and "
-            f"{second:.0%} of the time, so they overlapped {both:.0%} "
-            "(with two idle CPUs, nearly all the time)")
-
-
-def start_workers(pool) -> None:
-    """Starts both of the pool's workers, so that their start-up is not timed."""
-    list(pool.map(pid_after, [0.1, 0.1]))
-
-
-def fastest_of_three(*ways) -> tuple:
-    """Runs each way (a function that runs the two jobs) in three rounds, taking turns.
-
-    Each way's fastest round is kept, so load elsewhere hurts no way more than another.
-    """
-    rounds = [[list(way()) for way in ways] for _ in range(3)]
-    return tuple(min((r[i] for r in rounds), key=wall) for i in range(len(ways)))
+    # a busy machine: say so, rather than leave the numbers to contradict the text
+    return (f"→ this run: a busy machine; each process ran only {first:.0%} and "
+            f"{second:.0%} of the time, and both at once {both:.0%}: other programs "
+            "held the CPUs the rest")
 
 # %% tags=["needs-cores", "hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 CHUNKS = 1200  # each job: 1200 chunks of arithmetic
 with ThreadPoolExecutor(max_workers=2) as threads:
     with ProcessPoolExecutor(max_workers=2, mp_context=SPAWN) as processes:
-        start_workers(processes)  # folded: so that their start-up is not timed
+        start_workers(processes)  # folded, as are fastest_of_three and wall
         sequential, on_threads, on_processes = fastest_of_three(
-            lambda: [burn(CHUNKS), burn(CHUNKS)],  # one after the other (a table below)
+            lambda: [burn(CHUNKS), burn(CHUNKS)],  # one job after the other
             lambda: threads.map(burn, [CHUNKS, CHUNKS], timeout=120),
-            # pins (folded above): each process pinned to a CPU of its own
-            lambda: processes.map(burn, [CHUNKS, CHUNKS], pins, timeout=120),
+            lambda: processes.map(burn, [CHUNKS, CHUNKS], timeout=120),
         )
 
-for kind, reports in (("threads", on_threads), ("processes", on_processes)):
-    print(f"{kind:<10} both executing {overlap_share(reports):.0%} of the time")
-print(what_this_run_saw(on_processes))  # folded: an idle machine, or a busy one
+print(f"{'two jobs':<12}{'wall s':>7}{'× sequential':>14}")
+for way, reports in (("sequential", sequential), ("threads", on_threads),
+                     ("processes", on_processes)):
+    print(f"{way:<12}{wall(reports):7.3f}{wall(reports) / wall(sequential):14.2f}")
+print(what_this_run_saw(on_processes))  # folded: two free CPUs, or a busy machine
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: threads-take-turns
+# sys._is_gil_enabled() exists from 3.13; every earlier build has the GIL.
+gil_enabled = sys._is_gil_enabled() if hasattr(sys, "_is_gil_enabled") else True
+assert len({r["thread"] for r in on_threads}) == 2, "two threads ran the two jobs"
+# A running interval is only known to within one sampling gap at each end, so two threads
+# that take turns can appear to overlap by at most one gap per switch, never more.
+switches = sum(len(r["intervals"]) for r in on_threads)
+threads_overlap = overlap_seconds(on_threads[0]["intervals"], on_threads[1]["intervals"])
+if not gil_enabled:
+    print("Free-threaded build without the GIL: threads may run Python at the same instant, "
+          f"here {threads_overlap:.3f} s together, {cores_worth(on_threads):.2f} s of CPU per second.")
+else:
+    # resolution: RUN_GAP is the sampling's own gap (samples closer than it are merged)
+    assert threads_overlap <= RUN_GAP * switches, (
+        f"two threads ran Python together for {threads_overlap:.3f} s: more than the "
+        f"clock's sampling allows ({RUN_GAP * switches:.3f} s)")
+    assert cores_worth(on_threads) <= 1.1, (
+        "threads got at most one core's worth of CPU, so they took at least as long as their "
+        f"CPU time; got {cores_worth(on_threads):.2f} s of CPU per second")
+    print("✓ the two threads took turns: never both running Python at once, and together "
+          f"{cores_worth(on_threads):.2f} s of CPU per second of wall time")
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: processes-run-at-once
+assert len({r["pid"] for r in on_processes}) == 2, "two worker processes ran the two jobs"
+process_1, process_2, processes_both = shares(on_processes)
+if len(CPUS) < 2:
+    print("Only one CPU is available here: processes cannot run at the same instant either.")
+else:
+    # Compared with the chance product of the shares this run measured, however small a busy
+    # machine made them: processes that took turns would score 0 on any load.
+    assert processes_both >= 0.1 * process_1 * process_2, (
+        f"two processes should run at the same instant: both ran {processes_both:.1%} of the "
+        f"time, less than a tenth of {process_1:.0%} × {process_2:.0%}")
+    print(f"✓ the two processes ran at the same instant {processes_both:.0%} of the time "
+          f"(each ran {process_1:.0%} and {process_2:.0%} of it)")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The GIL lets one thread run Python at a time, so the two threads were never executing at
-# the same instant, whatever else the machine was doing. Each process has its own interpreter
-# and its own GIL, so nothing in Python keeps the two apart: both execute at once whenever
-# the machine gives each of them a CPU at the same moment. On two idle CPUs that is nearly
-# all the time; other programs on the machine can lower the processes' share, but nothing
-# can raise the threads' above zero. The answer's last line says which machine this run had.
+# The GIL lets one thread run Python at a time, so the two threads did the two jobs' work
+# in turns: about as long as one job after the other, often a little longer, because
+# handing the GIL over costs time. Each process has its own interpreter and its own GIL, so
+# on two idle CPUs both jobs run at the same time and the pair takes about half as long.
+#
+# A busy machine blurs the table. The processes gain only from CPU time that is free, and
+# on a busy machine they can get no more of it between them than one process would: then
+# all three rows come out near 1. (Where Linux's autogroup setting is on, it shares a busy
+# machine out between sessions, and a notebook's worker processes are in its kernel's
+# session.) The line under the table says which machine this run had, and the plots below
+# show the difference even then: two threads never execute at the same instant, two
+# processes do whenever the machine gives each of them a CPU.
 #
 # :::
-
-# %% [markdown]
+#
 # ## Measure: when was each thread, and each process, executing
 #
+# The table gives the totals; the plots below show where the time went. `burn` reads the
+# clock after each chunk, and when two readings are more than a millisecond apart, the code
+# was *not running* in between, so each call also returns its **running intervals**. Its
+# heart is these lines:
+
+# %% tags=["remove-input"]
+from lab_snippets.showcode import show_source
+
+show_source(burn, first="for _ in range(chunks)", last="last = now")
+
+# %% [markdown]
 # Each plot has a lane per worker, with a bar for each stretch during which it was executing
 # Python (a gap is a stretch during which it was not), and a third lane, *both at once*, with
 # a bar wherever the two workers' bars overlap. Each title gives the share of the run that
-# each lane's bars cover.
+# each lane's bars cover, and the line under the figure says which machine this run had.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def both_executing(reports: list[dict]) -> list[tuple[float, float]]:
@@ -272,7 +334,7 @@ def draw_running(on_threads: list[dict], on_processes: list[dict]) -> None:
 
 
 draw_running(on_threads, on_processes)
-print(what_this_run_saw(on_processes))  # as under the answer
+print(what_this_run_saw(on_processes))  # folded with the measuring helpers
 
 # %% [markdown]
 # Read the third lane of each plot. The threads' is empty: where one thread has a bar, the
@@ -284,25 +346,15 @@ print(what_this_run_saw(on_processes))  # as under the answer
 # The line under the figure says which this run saw.
 
 # %% [markdown]
-# **Going further: did the processes save wall time?** The folded table adds each way's wall
-# time (from the first job's start to the last job's end, so the pool's start-up is not in
-# it) and the CPU seconds the jobs received. On two idle CPUs two processes take about half
-# the sequential wall time. When a run saves less, the table's last line shows one of two
-# causes. If a job "ran" well under 100% of the time, it waited while other programs held its
-# CPU. If the same work cost more than 1 × the sequential CPU seconds, the CPUs ran slower
-# while both were busy, as the CPUs of a shared or virtual machine can.
+# **Going further: where a saving went.** The folded table adds, to each way's wall time,
+# the CPU seconds the jobs received and the share of the run each job was executing. On two
+# idle CPUs two processes take about half the sequential wall time. When a run saves less,
+# the table's last line shows one of two causes. If a job "ran" well under 100% of the time,
+# it waited while other programs held its CPU. If the same work cost more than 1 × the
+# sequential CPU seconds, the CPUs ran slower while both were busy, as the CPUs of a shared
+# or virtual machine can.
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the full table: wall time, CPU time, each job's share"}
-def cpu_seconds(reports: list[dict]) -> float:
-    """CPU seconds the jobs received, added up."""
-    return sum(r["cpu"] for r in reports)
-
-
-def cores_worth(reports: list[dict]) -> float:
-    """CPU seconds the jobs received per second of wall time: 1 is one core kept busy."""
-    return cpu_seconds(reports) / wall(reports)
-
-
 def print_table(sequential: list[dict], on_threads: list[dict], on_processes: list[dict]) -> None:
     """Each way's wall time and CPU time, the share each job ran, and the share both ran."""
     print(f"CPUs this kernel may use: {len(CPUS)} (os.cpu_count() = {os.cpu_count()})")
@@ -321,44 +373,6 @@ def print_table(sequential: list[dict], on_threads: list[dict], on_processes: li
 
 print_table(sequential, on_threads, on_processes)
 processes = None  # the course's bookkeeping: the pool's pipes close at once
-
-# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-# claim: threads-take-turns
-# sys._is_gil_enabled() exists from 3.13; every earlier build has the GIL.
-gil_enabled = sys._is_gil_enabled() if hasattr(sys, "_is_gil_enabled") else True
-assert len({r["thread"] for r in on_threads}) == 2, "two threads ran the two jobs"
-# A running interval is only known to within one sampling gap at each end, so two threads
-# that take turns can appear to overlap by at most one gap per switch, never more.
-switches = sum(len(r["intervals"]) for r in on_threads)
-threads_overlap = overlap_seconds(on_threads[0]["intervals"], on_threads[1]["intervals"])
-if not gil_enabled:
-    print("Free-threaded build without the GIL: threads may run Python at the same instant, "
-          f"here {threads_overlap:.3f} s together, {cores_worth(on_threads):.2f} s of CPU per second.")
-else:
-    # resolution: RUN_GAP is the sampling's own gap (samples closer than it are merged)
-    assert threads_overlap <= RUN_GAP * switches, (
-        f"two threads ran Python together for {threads_overlap:.3f} s: more than the "
-        f"clock's sampling allows ({RUN_GAP * switches:.3f} s)")
-    assert cores_worth(on_threads) <= 1.1, (
-        "threads got at most one core's worth of CPU, so they took at least as long as their "
-        f"CPU time; got {cores_worth(on_threads):.2f} s of CPU per second")
-    print("✓ the two threads took turns: never both running Python at once, and together "
-          f"{cores_worth(on_threads):.2f} s of CPU per second of wall time")
-
-# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-# claim: processes-run-at-once
-assert len({r["pid"] for r in on_processes}) == 2, "two worker processes ran the two jobs"
-process_1, process_2, processes_both = shares(on_processes)
-if len(CPUS) < 2:
-    print("Only one CPU is available here: processes cannot run at the same instant either.")
-else:
-    # Compared with the chance product of the shares this run measured, however small a busy
-    # machine made them: processes that took turns would score 0 on any load.
-    assert processes_both >= 0.1 * process_1 * process_2, (
-        f"two processes should run at the same instant: both ran {processes_both:.1%} of the "
-        f"time, less than a tenth of {process_1:.0%} × {process_2:.0%}")
-    print(f"✓ the two processes ran at the same instant {processes_both:.0%} of the time "
-          f"(each ran {process_1:.0%} and {process_2:.0%} of it)")
 
 # %% [markdown]
 # ## What `spawn` sends a worker
