@@ -15,7 +15,7 @@
 # 4. tell a rate limit from a concurrency limit by what each does when the server slows down,
 #    and write a token bucket.
 #
-# **Needs** chapters 06 (semaphores) and 08 (thread pools) · about 60 minutes
+# **Needs** chapters 06 (semaphores) and 08 (thread pools) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -59,11 +59,10 @@ print("aiohttp.TCPConnector(): limit =", aiohttp_default)
 print(f"default thread pool: min(32, {cpus} CPUs + 4) = {executor_default} threads")
 
 # %% [markdown]
-# ## Predict: what happens to the work beyond each layer's default?
+# ## Predict: 120 pieces of work at once, and no semaphore
 #
 # This chapter meets three layers that run work for you: httpx's and aiohttp's clients, and
-# asyncio's default thread pool. Each documents a default limit of its own, which this page has
-# not shown yet. Three layers, each handed 120 pieces of work at once, with no
+# asyncio's default thread pool. Each is handed 120 pieces of work at once, with no
 # {term}`semaphore` anywhere:
 #
 # - 120 GET requests through one `httpx.AsyncClient()` made with its defaults;
@@ -71,18 +70,13 @@ print(f"default thread pool: min(32, {cpus} CPUs + 4) = {executor_default} threa
 # - 120 blocking calls (a 20 ms `time.sleep`) through `asyncio.to_thread`, on a fresh default
 #   thread pool.
 #
-# To see a cap, requests must stay inside the server: a server that answered at once would
-# finish each request before the next arrived, and the count would say nothing about a limit. So
-# this page's loopback server holds every answer back and counts the most requests that were
-# inside at once. That count is what the client let through, not a limit the server sets: the
-# server only chooses when to stop holding. It stops 0.2 s after the library's documented number
-# are inside (5 s at most): waiting for that number only keeps the run short, and the 0.2 s
-# leaves room for more. A client that let all 120 through would show 120.
+# Predict for each layer: are all 120 inside at once, or only a fixed number? And if a fixed
+# number, do the rest fail, or wait and go through? The exact numbers are trivia (each library
+# picks its own); the answer prints them.
 #
-# The answer is a table with a row per layer: how many of the 120 were inside at once, and how
-# many were done in the end. Predict for each layer: how many of the 120 are inside at once (all
-# of them, or some fixed number?), and what becomes of the rest afterwards: do they fail, or go
-# through?
+# The loopback server holds every answer back and counts the most requests inside at once, so
+# the count is what the client let through (how the server counts: the instruments fold). The
+# answer is a table with a row per layer: how many were inside at once, and how many were done.
 
 # %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the instruments: how the server counts"}
 OFFERED = 120
@@ -96,10 +90,13 @@ def installed_defaults() -> str:
             f"default thread pool min(32, {cpus} CPUs + 4) = {executor_default}")
 
 
-# The server holds every answer until `expected` requests are inside (or 5 s), waits 0.2 s for
-# any more, then releases them all; the most it saw inside at once is the count. `expected` is
-# the number the library documents for its default (HOLD_UNTIL), and the 0.2 s more lets a
-# client that lets in more than that still get counted.
+# To see a cap, requests must stay inside the server: one that answered at once would finish
+# each request before the next arrived, and its count would say nothing about a limit. So the
+# server holds every answer until `expected` requests are inside (or 5 s), waits 0.2 s for any
+# more, then releases them all; the most it saw inside at once is the count. `expected` is the
+# number the library documents for its default (HOLD_UNTIL): waiting for it only keeps the run
+# short, and the 0.2 s more lets a client that lets in more than that still get counted. The
+# server sets no limit of its own: a client that let all 120 through would show 120.
 async def most_at_once(server: LatencyServer, requests, expected: int) -> tuple[int, int]:
     """Start every request; hold all answers until `expected` are inside (at most 5 s) and 0.2 s more."""
     server.reset()
@@ -175,14 +172,15 @@ print("✓ each layer let through its own default, fewer than the 120 offered, a
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Each layer queues whatever goes beyond its default limit, and the defaults are: httpx's pool
-# (an `httpx.AsyncClient()`) holds 100 connections (and keeps 20 of them alive between
-# requests), aiohttp's connector 100, and asyncio's default thread pool, which
-# `asyncio.to_thread` and `run_in_executor(None, ...)` use, min(32, CPUs + 4), which the last
-# printed line works out for this machine: far below 120. So each peak stopped at its layer's
-# default: 20 requests waited inside each client, and the calls beyond the pool's threads
-# waited for a thread. Nothing failed: the `done` column says all 120 were done. The extra
-# work waited, invisibly, in a queue, and went through once a connection or a thread was free.
+# Each layer lets a fixed number through and queues the rest. The defaults: httpx's pool (an
+# `httpx.AsyncClient()`) holds 100 connections, aiohttp's connector 100, and asyncio's default
+# thread pool, which `asyncio.to_thread` and `run_in_executor(None, ...)` use,
+# min(32, CPUs + 4) threads, which the last printed line works out for this machine. So in
+# each client 120 − 100 = 20 requests queued for a connection, and in the thread pool 120
+# minus its threads queued for a thread. (httpx's `max_keepalive_connections=20`, in the
+# printed line, is another number: how many idle connections it keeps open for later
+# requests.) Nothing failed: the `done` column says all 120 were done. The extra work waited,
+# invisibly, in a queue, and went through once a connection or a thread was free.
 #
 # Which cap binds is the smallest one on the path. A semaphore of 256 in front of a client
 # with 100 connections is a limit of 100; a `to_thread(ray.get, ...)` per request is a limit
@@ -241,14 +239,11 @@ print("✓ requests that waited for a connection spent their total timeout there
 # > average number in flight = throughput × average time in the system.
 #
 # We send 12 requests through `httpx` clients whose pool holds c connections, for c = 1, 3
-# and 6, to a server that answers in W = 30 ms. Put c in flight and W in the law, and you get
-# c ÷ W: 1 ÷ 0.03 ≈ 33 requests per second for one connection, 100 and 200 for 3 and 6.
-# `run_with_cap` measures a run from the server's side: `server.spans` holds each request's
-# arrival and answer times, and `server.in_flight_average(start, end)` the number inside,
-# averaged over that window.
+# and 6, to a server that answers in W = 30 ms. `run_with_cap` measures a run from the
+# server's side: `server.spans` holds each request's arrival and answer times.
 #
-# Predict: is c ÷ W a ceiling on the measured throughput, a floor, or what a run reaches
-# exactly? If the runs miss it, what could hold them off?
+# Predict: with 6 connections, how many requests per second does the law give? Is that figure
+# a ceiling on the measured throughput, a floor, or what a run reaches exactly?
 
 # %%
 LATENCY, N_REQUESTS = 0.03, 12
@@ -260,31 +255,15 @@ async def run_with_cap(server: LatencyServer, cap: int) -> dict:
     async with httpx.AsyncClient(limits=httpx.Limits(max_connections=cap)) as client:
         await asyncio.gather(*(client.get(server.url) for _ in range(N_REQUESTS)))
     start, end = min(s for s, _ in server.spans), max(e for _, e in server.spans)
-    in_flight = server.in_flight_average(start, end)
     return {"cap": cap, "throughput": N_REQUESTS / (end - start),
-            "in flight": in_flight, "peak": server.requests.peak,
-            "spans": list(server.spans)}
+            "peak": server.requests.peak, "spans": list(server.spans)}
 
 
 # %% [markdown]
 # The answer prints a row per cap: the most requests the server saw at once (peak), the
-# throughput, c ÷ W, and their ratio (share).
+# measured throughput, the law's figure for that cap, and their ratio (share).
 
-# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the plotting code and mean_gap"}
-def mean_gap(spans: list) -> float:
-    """Place each request in the first server slot free at its start; the mean idle time between
-    one request's end and the next one's start in the same slot."""
-    free_at, gaps = [], []
-    for start, end in sorted(spans):
-        slot = next((i for i, free in enumerate(free_at) if free <= start), None)
-        if slot is None:
-            free_at.append(end)
-        else:
-            gaps.append(start - free_at[slot])
-            free_at[slot] = end
-    return sum(gaps) / len(gaps) if gaps else 0.0
-
-
+# %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the plotting code"}
 def draw_pool_runs():
     """The best cap-3 run as the server saw it, and the throughput of each cap beside its bound."""
     tl = Timeline()
@@ -346,40 +325,18 @@ print("✓ the pool capped in-flight requests, and no run beat cap ÷ latency")
 # %% [markdown]
 # :::{dropdown} Why
 #
-# c ÷ W is a ceiling. Each request holds its connection for at least W, so c connections
-# finish at most c requests per W, and no run went past it. All runs fell a little short
-# (every share is under 100%), because fewer than c requests were inside the server on
-# average: after each answer a connection stays idle for a moment while the client reads the
-# answer and sends the next request, and at the start and the end of the run not every
-# connection is in use. The fold under this one measures both.
+# Put c in flight and W in the law, and throughput = c ÷ W: 6 ÷ 0.03 = 200 requests per second
+# for six connections (about 33 and 100 for one and three). It is a ceiling. Each request holds
+# its connection for at least W, so c connections finish at most c requests per W, and no run
+# went past it. All runs fell a little short (every share is under 100%), because fewer than c
+# requests were inside the server on average: after each answer a connection stays idle for a
+# moment while the client reads the answer and sends the next request, and at the start and
+# the end of the run not every connection is in use.
 #
 # The figure's left panel shows the best cap-3 run as the server saw it: each request is a bar,
 # placed in the first free lane; three lanes are enough, whatever the number of requests. The
 # right panel draws the measured throughput under the bound cap ÷ W (grey): the gap in requests
 # per second grows with the cap because the bound does, while the share stays close.
-#
-# :::
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show how many were inside on average, and how long a connection sat idle"}
-# L: the requests inside the server, averaged over the run (Little's law's "number in flight").
-# mean gap: picture c slots at the server, one per connection; how long a slot stays empty, on
-# average, between one request leaving it and the next one arriving (mean_gap: folded with the
-# plotting code).
-for cap in CAPS:
-    r = best[cap]
-    print(f"cap {cap}: L = {r['in flight']:.2f} · mean gap on a slot",
-          f"{1000 * mean_gap(r['spans']):.1f} ms")
-
-# %% [markdown]
-# :::{dropdown} Going further: the shortfall, by Little's law
-#
-# In the fold above, L is under each cap. By Little's law, throughput is L divided by the time
-# a request stays at the server, which is a little over W; so each share is a little under
-# L ÷ cap. The mean gap (how long a connection sits idle between two requests) grows with the
-# cap, because one event loop in the client serves all c connections: when their answers arrive
-# together, it reads them and sends the next requests one at a time, so with more connections
-# the last one sits idle longer. The differences
-# between the three shares are about the size of run-to-run noise, and no check compares them.
 #
 # :::
 

@@ -377,8 +377,8 @@ print("✓ after the timeout the child was still running; reap's kill() and wait
 #
 # `spawn-children 2 5` starts two children that sleep 5 s and prints one line, `ready`, its own
 # pid, then its children's pids (`ready 4107 4110 4111`). We pipe its stdout and its stderr;
-# its children write nothing, but like every child they start with their parent's open files:
-# their stdout goes to `/dev/null`, and they keep the leader's stderr pipe:
+# its children write nothing, and like every child they start with their parent's open files,
+# except that their stdout goes to `/dev/null`:
 
 # %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show the lines of spawn-children that start the children"}
 show_source(_cmd_spawn_children, first="sleep = [", last="_say(line)")
@@ -403,10 +403,8 @@ async def start_family() -> tuple[asyncio.subprocess.Process, list[int]]:
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer: what kill() leaves running"}
 leader, members = await start_family()
 leader.kill()
-# ends_within(aw, t): true if aw finished within t s (first section's folded helpers).
-# Reap the leader; read the return code from the attribute, since on some Pythons this
-# pending wait() also waits for the pipes ("Going further" below)
-wait_returned = await ends_within(leader.wait(), 0.5)
+# ends_within(aw, t): true if aw finished within t s (first section's folded helpers)
+await ends_within(leader.wait(), 0.5)  # reap the leader (how long: "Going further")
 leader_code = leader.returncode
 stderr_ended_at_kill = await ends_within(leader.stderr.read(), 0.3)  # read to its end
 # wait_until_gone(pids, timeout): polls until they exit; returns those still running
@@ -430,9 +428,9 @@ print("✓ kill() left both children running and the stderr pipe open")
 # `kill()` signals one process, the leader, and a reader sees the end of a pipe only when every
 # process holding its write end has closed it. The two children inherited the stderr pipe and
 # were never signalled. Look at the output: the return code -9 says the leader died of SIGKILL
-# and asyncio has collected it, yet both children still run, orphaned, holding the pipe open,
-# so stderr did not end. Whoever times out a tool with `kill()` and then reads its output to
-# the end (`communicate()`, `stderr.read()`) waits for the orphans, not for the tool.
+# and asyncio has recorded its exit, yet both children still run, orphaned, holding the pipe
+# open, so stderr did not end. Whoever times out a tool with `kill()` and then reads its output
+# to the end (`communicate()`, `stderr.read()`) waits for the orphans, not for the tool.
 #
 # So a tool that started children of its own (a shell, a test runner, a compiler) and is
 # stopped with `kill()` leaves them running, as killing a parent did in chapter 19.
@@ -480,14 +478,16 @@ print("✓ killpg() ended them all, and the stderr pipe ended")
 # :::{dropdown} Going further: what `leader.wait()` waits for
 #
 # **`leader.wait()` depends on the release.** The kill cell also waited for the leader with
-# `leader.wait()` (at most 0.5 s). On 3.11.7, 3.12.1 and 3.13.0, the course's Pythons, a `wait()` that is already pending
+# `leader.wait()` (at most 0.5 s), and read the return code from `leader.returncode`, which
+# asyncio sets when it records the exit. On 3.11.7, 3.12.1 and 3.13.0, the course's Pythons, a `wait()` that is already pending
 # when the process exits returns only when every pipe asyncio reads from it has closed as
 # well, so it too waits for the orphans (a `wait()` that starts after asyncio has recorded the
 # exit returns at once). In the `Lib/asyncio/base_subprocess.py` of all three, the waiters of
 # `wait()` are woken only by `_call_connection_lost`, which runs once every pipe is closed.
 # CPython issue gh-119710 makes `wait()` return when the process exits, pipes open or not. The
-# cell below prints what the kill cell's `leader.wait()` did on the Python that built this
-# page. The pipe stays open either way.
+# cell below starts a second family, kills its leader and waits for it the same way, and
+# prints what that `wait()` did on the Python that built this page. The pipe stays open
+# either way.
 #
 # Who reaps the child (a watcher thread on 3.11, a pidfd on the event loop from 3.12 on) is
 # chapter 14's "Python versions" fold; awaiting `proc.wait()` waits for that reaping, it does
@@ -496,7 +496,17 @@ print("✓ killpg() ended them all, and the stderr pipe ended")
 # :::
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show what leader.wait() did on this Python"}
-# wait_returned: the kill cell's `await ends_within(leader.wait(), 0.5)`
+# A second family: kill its leader and wait for it as the kill cell did, then end the group.
+head, head_children = await start_family()
+head.kill()
+wait_returned = await ends_within(head.wait(), 0.5)  # pending when the leader died
+try:
+    os.killpg(head.pid, signal.SIGKILL)
+except ProcessLookupError:
+    pass  # nobody left in the group
+assert await wait_until_gone(head_children, timeout=5) == []
+await asyncio.wait_for(head.stderr.read(), timeout=5)
+await asyncio.wait_for(head.wait(), timeout=5)
 print(f"Python {sys.version.split()[0]}: leader.wait(), pending when the leader died,",
       "returned within 0.5 s:", wait_returned,
       "(it returned when the leader died)" if wait_returned else "(it also waited for the pipe)")
@@ -524,7 +534,7 @@ print(f"Python {sys.version.split()[0]}: leader.wait(), pending when the leader 
 # `asyncio.wait_for` as this chapter's experiments do: on 3.11, a cancellation that arrives
 # just as the inner wait finishes is swallowed by `wait_for`, which returns the result instead
 # (CPython gh-86296; 3.12 rebuilt `wait_for` on `asyncio.timeout`), and the grader cancels
-# calls.
+# calls. The experiments are never cancelled from outside, so `wait_for` is safe there.
 #
 # `CancelledError` is not an `Exception`, so an `except Exception:` clean-up misses a
 # cancellation. Put the clean-up where every way out passes: a `finally`, or an

@@ -35,6 +35,7 @@
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
 import concurrent.futures
+import itertools
 import statistics
 import threading
 import time
@@ -184,38 +185,15 @@ show_call_site("27b")
 # %% [markdown]
 # ## Measure · hazard 3: what does polling for a result through `to_thread` cost?
 #
-# **The situation.** Chapter 08 met slime's *teacher server*, an aiohttp application whose
-# handlers run on one event loop, in a thread of its own. Its `/generate` handler hands each
-# request to the *sample manager*, a Ray actor running in a process of its own. The result is
-# computed later, elsewhere, by workers that store it in the sample manager; until then the
-# handler can only wait.
-#
-# **The shape.** The handler waits by asking. It calls the sample manager's `get_result`,
-# which returns the result, or `None` while there is none yet. Waiting for that answer blocks
-# (`ray.get`), so the handler runs the call on a thread of the loop's default pool with
-# `asyncio.to_thread` (chapter 08). On `None` it sleeps 50 ms and asks again. The quote at the
-# end of this section shows it.
-#
-# **What goes wrong.** Nothing fails; the waiting costs more than it needs to. For as long as
-# it waits, each request makes one call and borrows one pool thread every 50 ms, and it learns
-# of its result only at its next call, up to 50 ms late. With more waiting requests than the
-# pool has threads, the calls also queue for a thread. The other way to wait is to be
-# told: a future that is resolved the moment the result is stored costs no call and no thread.
-# The run below measures both.
-#
-# **Our model.** `ResultTable` (folded below) stands for the sample manager:
-#
-# - a worker thread publishes each request's result 0.2 to 0.27 s after the request, as
-#   slime's workers store theirs;
-# - `get_result(rid)` is a blocking 2 ms round trip that returns the result, or `None`,
-#   like slime's `ray.get` of `get_result`;
-# - `subscribe(rid)` is the cure, our code and not slime's: it returns a future that the table
-#   resolves the moment the result is published (the worker's thread hands `set_result` to
-#   the loop with `loop.call_soon_threadsafe`, chapter 13).
-#
-# Six requests poll and six are told, all at the same time. The fold also holds
-# `worker(...)`, the body of the thread that publishes the results, and `draw_waits(...)`,
-# which draws the figure.
+# **The situation.** slime's teacher server (chapter 08) waits for a result that the *sample
+# manager*, a Ray actor, stores later. Its `/generate` handler asks the actor's `get_result`
+# through `asyncio.to_thread` (the `ray.get` blocks), and on `None` sleeps 50 ms and asks
+# again. Nothing fails, but each waiting request borrows a pool thread every 50 ms and sees
+# its result up to 50 ms late. The other way to wait is to be told: a future resolved the
+# moment the result is stored. Our model, `ResultTable` (folded), stands for the sample
+# manager: `get_result(rid)` is a blocking 2 ms call; `subscribe(rid)`, our cure and not
+# slime's, returns that future; a thread running `worker` publishes each result 0.2 to 0.3 s
+# after the request.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: a stand-in result table, its worker, the figure"}
 class ResultTable:
@@ -228,6 +206,7 @@ class ResultTable:
         self.published_at: dict[str, float] = {}
         self.subscribers: dict[str, asyncio.Future] = {}
         self.calls: dict[str, int] = {}
+        self.inside = InFlight()  # .peak: the most get_result calls running at once
 
     def publish(self, rid: str, value: str) -> None:  # the worker's thread
         with self.lock:
@@ -240,7 +219,8 @@ class ResultTable:
             self.loop.call_soon_threadsafe(lambda: subscriber.done() or subscriber.set_result(value))
 
     def get_result(self, rid: str) -> str | None:  # a blocking call, like ray.get of a remote method
-        time.sleep(self.round_trip)
+        with self.inside:
+            time.sleep(self.round_trip)
         with self.lock:
             self.calls[rid] = self.calls.get(rid, 0) + 1
             self.timeline.mark(f"{rid}: get_result")
@@ -257,10 +237,11 @@ class ResultTable:
 
 
 def worker(table: ResultTable, polled: list[str], told: list[str], start: float) -> None:
-    for i in range(6):  # a result for each kind of request, every 13 ms from 0.2 s on
-        time.sleep(max(0.0, start + 0.2 + 0.013 * i - time.monotonic()))
-        table.publish(polled[i], "ok")
-        table.publish(told[i], "ok")
+    # a result every 10 ms from 0.2 s on, a polled and a told request in turn
+    rids = [rid for pair in itertools.zip_longest(polled, told) for rid in pair if rid]
+    for i, rid in enumerate(rids):
+        time.sleep(max(0.0, start + 0.2 + 0.01 * i - time.monotonic()))
+        table.publish(rid, "ok")
 
 
 def draw_waits(tl: Timeline, table: ResultTable, polled: list[str], told: list[str],
@@ -280,11 +261,6 @@ def draw_waits(tl: Timeline, table: ResultTable, polled: list[str], told: list[s
 # `handle_by_polling` is slime's loop in miniature; `handle_by_notification` awaits the
 # future from `subscribe` (for 5 s at most). Each returns the time at which it had the
 # result.
-#
-# Predict: about how many `get_result` calls does a polling request make before it has its
-# result? The answer prints the calls per request and, for each kind of request, the median
-# *lag*: the time from a result's publication until its handler has it. In the answer's
-# figure that lag is orange; orange here is a delay, not a failure.
 
 # %%
 async def handle_by_polling(table: ResultTable, rid: str) -> float:
@@ -300,58 +276,65 @@ async def handle_by_notification(table: ResultTable, rid: str) -> float:
     return time.monotonic()
 
 
+# %% [markdown]
+# Eight requests poll and four are told, on a pool of 4 threads: more pollers than threads, as
+# on a teacher server with more waiting requests than its pool has threads. Predict: about how
+# many `get_result` calls does a polling request make before it has its result? The answer
+# prints the calls per request, the most calls running at once, and, for each kind of request,
+# the median *lag* from a result's publication until its handler has it. In the figure that
+# lag is orange: a delay, not a failure.
+
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()  # records the get_result calls, and the spans for the figure
 table = ResultTable(asyncio.get_running_loop(), round_trip=0.002, timeline=tl)
-polled = [f"polled {i}" for i in range(6)]
-told = [f"told {i}" for i in range(6)]
-started = time.monotonic()
-tl.t0 = started  # the figure's time zero: when the requests start
+polled = [f"polled {i}" for i in range(8)]
+told = [f"told {i}" for i in range(4)]
+started = tl.t0 = time.monotonic()  # the figure's time zero: when the requests start
 publisher = threading.Thread(target=worker, args=(table, polled, told, started))
 publisher.start()
-with borrowed_default_executor():  # to_thread's pool, shut down after the run
+with borrowed_default_executor(max_workers=4):  # to_thread's pool, shut down after
     noticed = await asyncio.wait_for(asyncio.gather(
         *(handle_by_polling(table, rid) for rid in polled),
         *(handle_by_notification(table, rid) for rid in told)), 10)
 publisher.join(timeout=5)
 noticed_at = dict(zip(polled + told, noticed, strict=True))
-lag_ms = {rid: 1000 * (noticed_at[rid] - table.published_at[rid])
-          for rid in polled + told}
-calls_polled = [table.calls.get(rid, 0) for rid in polled]
-calls_told = [table.calls.get(rid, 0) for rid in told]
-print("get_result calls per polling request:", calls_polled,
-      "· per notified request:", calls_told)
+lag_ms = {r: 1000 * (noticed_at[r] - table.published_at[r]) for r in polled + told}
+print("get_result calls per polling request:", [table.calls.get(r, 0) for r in polled],
+      "· per notified request:", [table.calls.get(r, 0) for r in told])
+print(f"at most {table.inside.peak} calls ran at once, on 4 threads, for 8 pollers")
 median_polled = statistics.median(lag_ms[r] for r in polled)
 median_told = statistics.median(lag_ms[r] for r in told)
 print(f"median lag after the result was published: polling {median_polled:.1f} ms, "
-      f"notified {median_told:.1f} ms")
+      f"notified {median_told:.2f} ms")
 draw_waits(tl, table, polled, told, started, noticed_at)  # one lane per request
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: polling-costs-a-thread-trip-per-tick
+calls_polled = [table.calls.get(rid, 0) for rid in polled]
 assert min(calls_polled) >= 3, "about one blocking call (and one trip through the thread pool) per 50 ms of waiting"
-assert calls_told == [0] * 6, "a notified handler makes no call at all"
-assert statistics.median(lag_ms[r] for r in polled) > statistics.median(lag_ms[r] for r in told), (
-    "a poller notices its result up to a tick late")
-print("✓ every poller made three or more blocking calls and noticed later; the told made none")
+assert [table.calls.get(rid, 0) for rid in told] == [0] * 4, "a notified handler makes no call at all"
+assert table.inside.peak <= 4 < len(polled), "the pool's 4 threads ran the calls; the other pollers queued"
+assert median_polled > median_told, "a poller notices its result up to a tick late"
+print("✓ every poller made three or more blocking calls, at most 4 at once, and noticed later;"
+      " the told made none")
 
 # %% [markdown]
 # :::{dropdown} Why
 #
 # **What the model shows.** Each polling request made about one blocking call per 50 ms of
-# waiting and saw its result up to a tick late; a notified request made no call and saw its
-# result at once. Each of those calls is a trip through a thread of the default pool, so the
-# calls add up to the number of waiting requests times the waiting time, divided by the 50 ms
-# between polls. The pool has min(32, CPUs + 4) threads (chapter 25), six or more on a
-# machine with two CPUs or more, where this run's six pollers each find a free thread: the
-# run shows the calls and the lag, not calls queueing for a thread. With more pollers than
-# threads they queue too: chapter 25's last cell ran one more wait than the pool has threads, and the
-# wait whose answer was ready from the start had not returned 0.3 s later.
+# waiting and saw its result up to a tick late; a notified request made no call. Each call is
+# a trip through a thread of the pool, and here 8 pollers shared 4 threads: at most 4 calls ran
+# at once, and the others waited in the pool's queue before they could even ask. Each call is
+# short here (2 ms), so that wait is short. slime's handler uses the default pool,
+# min(32, CPUs + 4) threads (chapter 25); when every thread is busy with a poll, a new
+# request's `submit`, which goes through the same pool, waits for a thread too.
 #
 # The figure puts the run on one time axis: each lane is a request, green until its result is
 # published, then orange until its handler has it; the black ticks are its `get_result`
-# calls. A polling lane's orange ends at its first tick after publication; a notified
-# lane's ends at once.
+# calls. A polling lane's orange ends at its first tick after publication. A notified lane's
+# orange is a sliver, a fraction of a millisecond (the printed median): the worker's thread
+# hands `set_result` to the loop with `call_soon_threadsafe`, and the handler resumes a few
+# turns of the loop later.
 #
 # :::
 
@@ -678,10 +661,92 @@ print("✓ only the caller that timed out and cancelled left no coroutine waitin
 #
 # :::
 #
-# **In slime.** `AsyncLoopThread.run` (`slime/utils/async_utils.py`) has the first row's
-# shape; "In slime" at the end of the chapter quotes it and runs a model of the rollout it
-# waits for.
+# ### Hazard 5 in slime: a rollout with one silent request
 #
+# `AsyncLoopThread.run` (`slime/utils/async_utils.py`, quoted in "In slime" at the end) has
+# the first row's shape, and the rollout hands it its whole coroutine. What can make a
+# rollout take long? The default rollout's coroutine,
+# `generate_rollout_async`, submits `over_sampling_batch_size` groups of requests (a group is
+# the samples of one prompt), keeps the first `rollout_batch_size` groups that finish (the
+# prompts one training step needs) and aborts the rest. The first setting defaults to the
+# second, and `train.py` waits for the rollout with `ray.get`.
+#
+# Our model has that shape. `LoopThread` stands for `AsyncLoopThread` (its `run()` blocks
+# until the coroutine is done, with no timeout, as slime's does), and `rollout` stands for
+# `generate_rollout_async`, with a batch of 4 and one group whose request never answers.
+
+# %%
+async def rollout(batch: int, submitted: int, silent_group: int) -> list[int]:
+    """Shaped like generate_rollout_async: keep the first `batch` groups that finish."""
+    async def generate(group: int) -> int:
+        await asyncio.sleep(3600 if group == silent_group else 0.01 * (group + 1))
+        return group
+
+    pending = {asyncio.create_task(generate(g)) for g in range(submitted)}
+    data: list[int] = []
+    while len(data) < batch:
+        done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+        data += [task.result() for task in done][: batch - len(data)]
+    for task in pending:  # slime's abort(): the requests still running
+        task.cancel()
+    return sorted(data)
+
+
+# %% [markdown]
+# A training step, a thread of its own, calls `run()` with 4 groups submitted, and another
+# with 8; in both, group 0 is the silent one. Predict: after 1 s, has `run()` returned in
+# each, and with which groups?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+rollout_loop = LoopThread()  # hazard 5's loop thread, a fresh one
+step_got: dict[int, object] = {}
+
+
+def training_step(submitted: int) -> None:  # the synchronous caller, in its own thread
+    try:
+        step_got[submitted] = rollout_loop.run(rollout(4, submitted, silent_group=0))
+    # the check below cancels the rollout still waiting; run()'s result() raises this
+    except concurrent.futures.CancelledError:
+        step_got[submitted] = "cancelled by the clean-up"
+
+
+steps = {n: threading.Thread(target=training_step, args=(n,)) for n in (4, 8)}
+for step in steps.values():
+    step.start()
+for step in steps.values():
+    step.join(timeout=1)
+after_one_second = {n: "still blocked" if step.is_alive() else step_got[n]
+                    for n, step in steps.items()}
+for n, outcome in after_one_second.items():
+    print(f"{n} groups submitted, batch of 4, group 0 silent: after 1 s, run()",
+          outcome if outcome == "still blocked" else f"returned groups {outcome}")
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: one-silent-group-holds-the-training-step
+rollout_loop.close()  # the clean-up: cancel what still waits on the loop, stop it
+for step in steps.values():
+    step.join(timeout=2)
+assert after_one_second == {4: "still blocked", 8: [1, 2, 3, 4]}, after_one_second
+assert step_got[4] == "cancelled by the clean-up"
+assert not any(step.is_alive() for step in steps.values()) and not rollout_loop.thread.is_alive()
+print("✓ with 4 groups submitted, one silent request holds run() and the training step;"
+      " with 8, the silent group is aborted and run() returns 4 groups")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# With 4 groups submitted and a batch of 4, the rollout needs each of the four, the silent
+# one included. So `asyncio.wait` waits for a fourth result that does not come, and `run()`,
+# with no timeout, does not return: the training step waits with no message and no bound.
+# What ended it was the clean-up in the check, which cancels the tasks left on the model's
+# loop. With 8 submitted, four other groups finish first, the rollout keeps them and cancels
+# the rest, the silent one among them, and `run()` returns groups 1 to 4. Over-sampling hides
+# the hang as long as enough groups answer; at slime's default, `over_sampling_batch_size`
+# equal to `rollout_batch_size`, one request that does not answer holds the training step.
+#
+# :::
+
+# %% [markdown]
 # ## Three pieces the exercise needs
 #
 # Hazard 4 showed a shared task that no caller owns, awaited through `asyncio.shield`. The
@@ -1564,90 +1629,8 @@ _sc.differential(Coalescer, _reference, _closing_scenarios(), _observe_closing, 
 # mechanisms is listed in the [source inventory](../book/reference/inventory.md).
 #
 # Hazard 5's helper is quoted below: the rollout hands its whole coroutine to `run()`, so the
-# caller waits as long as the rollout takes.
+# caller waits as long as the rollout takes, and hazard 5's last run showed one silent request
+# holding it.
 
 # %% tags=["remove-input"]
 show_call_site("27")
-
-# %% [markdown]
-# What can make a rollout take long? The default rollout's coroutine,
-# `generate_rollout_async`, submits `over_sampling_batch_size` groups of requests (a group is
-# the samples of one prompt), keeps the first `rollout_batch_size` groups that finish (the
-# prompts one training step needs) and aborts the rest. The first setting defaults to the
-# second, and `train.py` waits for the rollout with `ray.get`.
-#
-# Our model has that shape. Hazard 5's `LoopThread` stands for `AsyncLoopThread` again (its
-# `run()` blocks until the coroutine is done, with no timeout, as slime's does), and `rollout`
-# stands for `generate_rollout_async`, with a batch of 4 and one group whose request never
-# answers.
-
-# %%
-async def rollout(batch: int, submitted: int, silent_group: int) -> list[int]:
-    """Shaped like generate_rollout_async: keep the first `batch` groups that finish."""
-    async def generate(group: int) -> int:
-        await asyncio.sleep(3600 if group == silent_group else 0.01 * (group + 1))
-        return group
-
-    pending = {asyncio.create_task(generate(g)) for g in range(submitted)}
-    data: list[int] = []
-    while len(data) < batch:
-        done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-        data += [task.result() for task in done][: batch - len(data)]
-    for task in pending:  # slime's abort(): the requests still running
-        task.cancel()
-    return sorted(data)
-
-
-# %% [markdown]
-# A training step, a thread of its own, calls `run()` with 4 groups submitted, and another
-# with 8; in both, group 0 is the silent one. Predict: after 1 s, has `run()` returned in
-# each, and with which groups?
-
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-rollout_loop = LoopThread()  # hazard 5's loop thread, a fresh one
-step_got: dict[int, object] = {}
-
-
-def training_step(submitted: int) -> None:  # the synchronous caller, in its own thread
-    try:
-        step_got[submitted] = rollout_loop.run(rollout(4, submitted, silent_group=0))
-    # the check below cancels the rollout still waiting; run()'s result() raises this
-    except concurrent.futures.CancelledError:
-        step_got[submitted] = "cancelled by the clean-up"
-
-
-steps = {n: threading.Thread(target=training_step, args=(n,)) for n in (4, 8)}
-for step in steps.values():
-    step.start()
-for step in steps.values():
-    step.join(timeout=1)
-after_one_second = {n: "still blocked" if step.is_alive() else step_got[n]
-                    for n, step in steps.items()}
-for n, outcome in after_one_second.items():
-    print(f"{n} groups submitted, batch of 4, group 0 silent: after 1 s, run()",
-          outcome if outcome == "still blocked" else f"returned groups {outcome}")
-
-# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-# claim: one-silent-group-holds-the-training-step
-rollout_loop.close()  # the clean-up: cancel what still waits on the loop, stop it
-for step in steps.values():
-    step.join(timeout=2)
-assert after_one_second == {4: "still blocked", 8: [1, 2, 3, 4]}, after_one_second
-assert step_got[4] == "cancelled by the clean-up"
-assert not any(step.is_alive() for step in steps.values()) and not rollout_loop.thread.is_alive()
-print("✓ with 4 groups submitted, one silent request holds run() and the training step;"
-      " with 8, the silent group is aborted and run() returns 4 groups")
-
-# %% [markdown]
-# :::{dropdown} Why
-#
-# With 4 groups submitted and a batch of 4, the rollout needs each of the four, the silent
-# one included. So `asyncio.wait` waits for a fourth result that does not come, and `run()`,
-# with no timeout, does not return: the training step waits with no message and no bound.
-# What ended it was the clean-up in the check, which cancels the tasks left on the model's
-# loop. With 8 submitted, four other groups finish first, the rollout keeps them and cancels
-# the rest, the silent one among them, and `run()` returns groups 1 to 4. Over-sampling hides
-# the hang as long as enough groups answer; at slime's default, `over_sampling_batch_size`
-# equal to `rollout_batch_size`, one request that does not answer holds the training step.
-#
-# :::

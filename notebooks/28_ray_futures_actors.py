@@ -25,8 +25,8 @@
 # words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
 #
 # **What it costs.** The second code cell starts a private local Ray: about ten processes and
-# 700 MB of memory, a few seconds; each actor below adds a process of its own. The chapter's
-# last cell stops this Ray and removes its temporary folder.
+# 700 MB of memory, a few seconds; each actor below adds a process of its own. The cell after
+# the exercise stops this Ray and removes its temporary folder.
 
 # %%
 import asyncio
@@ -62,8 +62,9 @@ print(f"Ray {ray.__version__} started in {cluster.start_seconds:.1f} s "
 # can also `await ref`.
 #
 # `Gate` is an async actor (its methods are `async def`), and its `nap(s)` returns after `s`
-# seconds: the first experiment waits for it. Its two other methods, `wait_open` and `open`,
-# come in with the second experiment.
+# seconds: the first experiment waits for it. Its two other methods, `wait_open(i)` and
+# `open(i)`, come in with the second experiment: each gate is an `asyncio.Event` in the actor,
+# named by a number (11, 12, 30, ...), a fresh one for each experiment.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 @ray.remote
@@ -415,13 +416,16 @@ print("✓ with max_concurrency=4 the read-modify-write lost updates, as chapter
 #
 # ## Cancelling a wait, not the remote call
 #
-# Cancelling a task that awaits a ref ends the wait, and the answer is lost with it. The
-# exercise below needs that answer even after a cancel (the attempt may have taken the
-# lock), so here is the way to keep it: make the ref a future of its own with `asyncio.ensure_future`
-# and await it through `asyncio.shield` (chapter 05). The cancel then lands on the wait
-# alone, and the `except` can await the same future again: `shield(ref)` would also wrap the
-# ref in a future, but one the code has no name for. Below, the call waits at gate 50,
-# its caller is cancelled, and the gate opens after that.
+# Cancelling `await ref` stops your wait; the actor call runs on. To read its answer later,
+# keep a handle: `attempt = asyncio.ensure_future(ref)`, then `await asyncio.shield(attempt)`.
+#
+# (Ray documents it on `ObjectRef.future()`: cancelling the future does not cancel the task.)
+# The exercise below needs the answer of a call whose wait was cancelled (that attempt may
+# have taken the lock). With the handle, the cancel lands on the wait alone
+# (`shield`, chapter 05), and the `except` can await `attempt` again. `shield(ref)` alone would
+# also wrap the ref in a future, but one the code has no name for, so the `except` could not
+# await it. Below, the call waits at gate 50, its caller is cancelled, and the gate opens
+# after that.
 
 # %%
 async def wait_shielded(ref, answers: list):
@@ -443,9 +447,76 @@ print(f"caller cancelled: {waiter.cancelled()};",
       f"the call's answer, read after the cancel: {answers}")
 
 # %% [markdown]
+# ## A lock on an actor, released with no `finally`
+#
+# slime's trainer takes its engine lock, an actor, by asking until the answer is `True`, and
+# after the weight transfer releases it with a plain call, no `finally` ("In slime" quotes
+# both). `TryLock` is shaped like that lock: `try_acquire()` takes a free lock and answers
+# `True`, else `False`; `release()` frees it. Below, a holder takes the lock the way the
+# trainer does, its transfer raises, and the `release()` after it is skipped. A second caller
+# then asks for the lock, as the trainer does, at 0.1 s intervals; where slime's loop keeps
+# asking, this one gives up after 0.5 s.
+
+# %%
+@ray.remote
+class TryLock:
+    def __init__(self):
+        self.held = False
+
+    def try_acquire(self) -> bool:
+        if self.held:
+            return False
+        self.held = True
+        return True
+
+    def release(self) -> None:
+        assert self.held, "release() of a lock that is not held"
+        self.held = False
+
+
+# %%
+engine_lock = TryLock.remote()
+
+
+def update_bucket(transfer) -> None:
+    while not ray.get(engine_lock.try_acquire.remote(), timeout=30):
+        time.sleep(0.1)
+    transfer()
+    ray.get(engine_lock.release.remote(), timeout=30)  # straight-line code, as in slime
+
+
+def failing_transfer() -> None:
+    raise ConnectionError("broadcast to the rollout engines failed")
+
+
+try:
+    update_bucket(failing_transfer)
+except ConnectionError as exc:
+    print("first holder:", exc)
+refusals, give_up = 0, time.monotonic() + 0.5
+while not ray.get(engine_lock.try_acquire.remote(), timeout=30):
+    if time.monotonic() >= give_up:
+        break
+    refusals += 1
+    time.sleep(0.1)
+print(f"second caller: refused {refusals} times in 0.5 s, and would ask for ever")
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: a-release-without-finally-leaves-the-lock-taken
+assert refusals >= 3, "the lock was free again after the failed transfer"
+print("✓ the skipped release() left the lock taken: the second caller was refused each time")
+
+# %% [markdown]
+# The failed transfer skipped the `release()` after it, so the lock stayed taken and the
+# second caller was refused each time it asked. slime's loop asks with no deadline, so the
+# next update would wait for ever. A `try`/`finally` around the transfer releases the lock
+# however the transfer ends. The exercise takes the same lock from a coroutine, and its
+# point 5 asks for that: a cancelled `acquire` gives back a lock it got.
+
+# %% [markdown]
 # ## Exercise 28.1 · An awaitable lock on an actor
 #
-# `TryLock` below is shaped like slime's engine lock: `try_acquire()` takes a free lock and
+# `TryLock` above is shaped like slime's engine lock: `try_acquire()` takes a free lock and
 # answers `True`, else `False`; `release()` frees it.
 #
 # Write `async def acquire(lock, poll=0.01, timeout=2.0)`:
@@ -466,7 +537,7 @@ print(f"caller cancelled: {waiter.cancelled()};",
 # - Turn each attempt's ref into a future of its own (`asyncio.ensure_future(ref)`) and await
 #   it through `asyncio.shield`: a cancel then lands on your wait, not on the attempt, and in
 #   `except asyncio.CancelledError` you can still await the attempt to learn its answer, as
-#   the run just before this exercise does.
+#   the run under "Cancelling a wait, not the remote call" does.
 # - Compute the deadline once, before the first attempt, with `time.monotonic()`.
 # - Before each pause, compare the time left with `poll`: if the next attempt would come after
 #   the deadline, sleep only what is left and raise (the example in point 4).
@@ -499,23 +570,6 @@ print(f"caller cancelled: {waiter.cancelled()};",
 #   `TimeoutError` or a cancel.
 #
 # :::
-
-# %%
-@ray.remote
-class TryLock:
-    def __init__(self):
-        self.held = False
-
-    def try_acquire(self) -> bool:
-        if self.held:
-            return False
-        self.held = True
-        return True
-
-    def release(self) -> None:
-        assert self.held, "release() of a lock that is not held"
-        self.held = False
-
 
 # %% tags=["solution", "hide-input"] mystnb={"code_prompt_show": "Show the solution"}
 async def acquire(lock, poll: float = 0.01, timeout: float = 2.0) -> int:
@@ -910,6 +964,10 @@ _sc.differential(acquire, _reference, _scenarios(), _observe, _compare, what="ac
                  examples=2, timeout=40, hint="chapter 28", explicit=_EXPLICIT)
 ### END HIDDEN TESTS
 
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the cell that stops Ray"}
+raylab.stop(cluster)  # stop this chapter's Ray and remove its session folder
+print(f"Ray stopped in {cluster.stop_seconds:.1f} s; its session folder is removed")
+
 # %% [markdown]
 # ## Summary
 #
@@ -935,7 +993,8 @@ _sc.differential(acquire, _reference, _scenarios(), _observe, _compare, what="ac
 # the default `max_concurrency` runs one call at a time, `to_thread(ray.get, ...)` holds a pool thread for each wait, and an async
 # actor's `max_concurrency` is a semaphore in front of its methods. The quotes below are where
 # slime leans on each, in that order. First the engine lock: the actor, where the rollout
-# manager creates it, and where the trainer takes and releases it. The
+# manager creates it, and where the trainer takes and releases it, with no `finally` (the run
+# before the exercise showed what that costs). The
 # [source inventory](../book/reference/inventory.md) lists slime's concurrency call sites by
 # kind.
 
@@ -962,51 +1021,3 @@ show_call_site("28e")
 
 # %% tags=["remove-input"]
 show_call_site("28f")
-
-# %% [markdown]
-# Back to the engine lock: the trainer's code (the third quote) releases it with no `finally`.
-# What that costs, on
-# the chapter's `TryLock`: a holder takes the lock the way the trainer does, its transfer
-# raises, and the `release()` after it is skipped. A second caller then asks for the lock, as
-# the trainer does, at 0.1 s intervals; where slime's loop keeps asking, this one gives up after 0.5 s.
-
-# %%
-engine_lock = TryLock.remote()
-
-
-def update_bucket(transfer) -> None:
-    while not ray.get(engine_lock.try_acquire.remote(), timeout=30):
-        time.sleep(0.1)
-    transfer()
-    ray.get(engine_lock.release.remote(), timeout=30)  # straight-line code, as in slime
-
-
-def failing_transfer() -> None:
-    raise ConnectionError("broadcast to the rollout engines failed")
-
-
-try:
-    update_bucket(failing_transfer)
-except ConnectionError as exc:
-    print("first holder:", exc)
-refusals, give_up = 0, time.monotonic() + 0.5
-while not ray.get(engine_lock.try_acquire.remote(), timeout=30):
-    if time.monotonic() >= give_up:
-        break
-    refusals += 1
-    time.sleep(0.1)
-print(f"second caller: refused {refusals} times in 0.5 s, and would ask for ever")
-
-# %% tags=["claim", "hide-input"] mystnb={"code_prompt_show": "Show the check, which also stops Ray"}
-# claim: a-release-without-finally-leaves-the-lock-taken
-try:
-    assert refusals >= 3, "the lock was free again after the failed transfer"
-finally:  # the chapter's last cell: stop this chapter's Ray and remove its session folder
-    raylab.stop(cluster)
-print(f"Ray stopped in {cluster.stop_seconds:.1f} s; its session folder is removed")
-
-# %% [markdown]
-# The failed transfer skipped the `release()` after it, so the lock stayed taken and the
-# second caller was refused each time it asked. slime's loop asks with no deadline, so the
-# next update would wait for ever. A `try`/`finally` around the transfer releases the lock
-# however the transfer ends.

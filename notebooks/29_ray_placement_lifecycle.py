@@ -229,7 +229,8 @@ print("✓ the group waited, reporting 2 GPUs and 0 free, and was placed once gr
 # `ray.kill(actor)` is how a driver stops an actor from outside; slime uses it on an engine
 # that fails its health check. Ray starts a killed actor again only if it was created with
 # `max_restarts` above 0 and the kill passes `no_restart=False`; the default is
-# `no_restart=True`, which the cell below spells out, so its actor stays dead.
+# `no_restart=True`, which the cell below spells out. Its actor is restartable on purpose
+# (`max_restarts=1`), so that `no_restart=True` has a restart to prevent: it stays dead.
 #
 # `Worker` is a synchronous actor: its calls run one at a time, in order. We give it three
 # calls of 20 s each, so one is running and two are queued, and kill it half a second later.
@@ -248,6 +249,7 @@ class Worker:
         return True  # a real engine would ask its server, bounded by timeout
 
 
+# restartable on purpose: the kill's no_restart=True keeps it dead all the same
 doomed = Worker.options(max_restarts=1).remote()
 ray.get(doomed.health.remote(1.0), timeout=60)  # the actor is up
 calls = [doomed.work.remote(20) for _ in range(3)]
@@ -473,10 +475,7 @@ print("✓ the stuck engine was killed one timeout after its check began; the he
 #
 # :::
 #
-# The exercise below builds slime's monitor with the caller's wait bounded. Its visible test
-# passes Ray's pieces: `ping` is `lambda e: e.health.remote(...)`, `kill` is `ray.kill`, and
-# `get` is `raylab.get`, the course's wrapper, since Ray's own `ray.get` takes the timeout by
-# keyword only and the monitor calls `get(ref, timeout)`. The graded runs pass stand-ins.
+# The exercise below builds slime's monitor with the caller's wait bounded.
 
 # %% [markdown]
 # :::{dropdown} Going further: version notes
@@ -577,6 +576,12 @@ class HealthMonitor:
             self._stop.wait(self.interval)
         ### END SOLUTION
 
+
+# %% [markdown]
+# The visible test below passes Ray's pieces: `ping` is
+# `lambda e: e.health.remote(...)`, `kill` is `ray.kill`, and `get` is `raylab.get`, the
+# course's wrapper, since Ray's own `ray.get` takes the timeout by keyword only and the
+# monitor calls `get(ref, timeout)`. The graded runs pass stand-ins.
 
 # %% tags=["tests"]
 fleet = {"healthy": Worker.remote(), "stuck": Worker.remote()}
@@ -1032,8 +1037,10 @@ print("✓ ray.shutdown() stopped every process but kept the folder; raylab.stop
 # Ray, picks each one's device. Other accelerators have the same switch, listed in
 # `slime/ray/utils.py`. The reason shows in how a rollout engine is made: Ray is asked for 0.2
 # of a GPU, but the engine is handed a `base_gpu_id`, the first of the devices it will run on,
-# taken from the GPU order the second quote works out. With Ray's default the engine would see
-# one device, numbered 0, and a `base_gpu_id` above 0 would name a device it cannot see.
+# taken from the GPU order the second quote works out, and it runs on that device and the ones
+# after it. For example, on one node with two GPUs per engine, engine 1 is handed
+# `base_gpu_id=2` and must see GPUs 2 and 3; with Ray's default it would see a single GPU, the
+# one its 0.2 came from.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
