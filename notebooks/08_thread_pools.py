@@ -615,7 +615,8 @@ print("✓ the work's own TimeoutError came through unchanged; the deadline's ca
 # in a `finally`.
 #
 # To wait for the thread there without raising, use `await asyncio.wait([future], timeout=5)`.
-# `asyncio.wait` returns two sets, the done futures and the pending ones, and never raises: a
+# `asyncio.wait` returns two sets, the done futures and the pending ones, and raises neither a
+# future's error nor a timeout: a
 # failed future stays in `done` with its exception kept inside it, and a timeout leaves the
 # future in `pending`.
 #

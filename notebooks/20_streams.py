@@ -14,7 +14,7 @@
 # 5. close both ends with `close()` + `wait_closed()`, and shut a server down.
 #
 # **Needs** chapters 03 (Tasks), 05 (cancellation and timeouts) and 10 (`async with`) · about
-# 60 minutes
+# 65 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -450,11 +450,13 @@ print(f"✓ {len(good)} replies to the good client, in order, the last after all
 # The cells so far called `await writer.drain()` after their writes without saying why. Here
 # is where the bytes go (asyncio in Python 3.11 to 3.13):
 #
-# - `writer.write(data)` never waits. The transport hands the kernel as many bytes as the
-#   kernel's socket buffers have room for (a send buffer on this socket, a receive buffer on the
-#   peer's), keeps the rest in its own *write buffer*, in your process, and returns. The
+# - `writer.write(data)` never waits. When nothing is waiting in the transport, it hands the
+#   kernel as many bytes as the kernel's socket buffers have room for (a send buffer on this
+#   socket, a receive buffer on the peer's); the rest, and all of a write made while bytes are
+#   waiting, go into its own *write buffer*, in your process, and it returns. The
 #   event loop passes the kept bytes on later, as the kernel makes room.
-# - `await writer.drain()` looks only at that write buffer. Once it holds more than 65,536
+# - For pacing, `await writer.drain()` looks only at that write buffer (it also raises once the
+#   connection is lost). Once it holds more than 65,536
 #   bytes (64 KiB, the *high-water mark*), the transport pauses the writer, and from then on
 #   `drain()` waits until the buffer is down to 16,384 bytes (16 KiB, the *low-water mark*),
 #   which happens only as the reader reads. Until that pause, `drain()` returns at once.

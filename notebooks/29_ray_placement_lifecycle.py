@@ -1038,9 +1038,10 @@ print("✓ ray.shutdown() stopped every process but kept the folder; raylab.stop
 # `slime/ray/utils.py`. The reason shows in how a rollout engine is made: Ray is asked for 0.2
 # of a GPU, but the engine is handed a `base_gpu_id`, the first of the devices it will run on,
 # taken from the GPU order the second quote works out, and it runs on that device and the ones
-# after it. For example, on one node with two GPUs per engine, engine 1 is handed
-# `base_gpu_id=2` and must see GPUs 2 and 3; with Ray's default it would see a single GPU, the
-# one its 0.2 came from.
+# after it. For example, on one node with two GPUs per engine and the rollout on the first GPUs
+# (`--colocate` or `--debug-rollout-only`), engine 1 is handed `base_gpu_id=2` and must see GPUs
+# 2 and 3 (otherwise the rollout's GPUs come after the training's: with four training GPUs it is
+# `base_gpu_id=6`); with Ray's default it would see a single GPU, the one its 0.2 came from.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
