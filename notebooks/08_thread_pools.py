@@ -474,7 +474,8 @@ gil_enabled = sys._is_gil_enabled() if sys.version_info >= (3, 13) else True
 print(f"GIL enabled: {gil_enabled}; two CPU-bound calls on two threads took "
       f"{slower:.2f} × as long as one call alone")
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: gil-cpu-threads-take-turns
 if sys.version_info >= (3, 13) and not gil_enabled:
     # how many cores two spinning threads of this process get right now
     with ThreadPoolExecutor(max_workers=2) as spinners:
