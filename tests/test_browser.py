@@ -206,6 +206,12 @@ def test_chapter_page_shows_figures_exercise_and_slime(site, open_page, chapter)
         f"code cells scroll sideways at 1280 px; their longest lines: {facts['sideways'][:3]}")
     # A printed result wraps at the column (custom.css); counterfactual: the theme's `pre` (no wrap).
     assert facts["cut"] == [], f"results run off the column's right edge: {facts['cut'][:3]}"
+    # A laptop's 1200 px window too (custom.css sets a smaller size below 1280 px; a reader at 1200
+    # px scrolled sideways in every chapter); counterfactual: the 1280 px size at every width.
+    page.set_viewport_size({"width": 1200, "height": 900})
+    narrow = page.evaluate(CHAPTER_FACTS)
+    assert narrow["sideways"] == [], (
+        f"code cells scroll sideways at 1200 px; their longest lines: {narrow['sideways'][:3]}")
     # Both downloads are offered, and both are served.
     wanted = {f"_sources/notebooks/{chapter.stem}.py", f"_sources/notebooks/{chapter.stem}.ipynb"}
     offered = {re.sub(r"^(\.\./)+", "", h) for h in facts["downloads"]}
