@@ -904,24 +904,55 @@ try:
     assert not _live_workers(), _LEFT_BEHIND.format("a normal return")
     # Two callers at once, each in its own thread, started together: the first's call still runs
     # when the second returns; cleaning up must end only the second's own workers, and neither
-    # may take the other's workers for its own (they start at the same moment).
+    # may take the other's workers for its own (they start at the same moment). The moment is
+    # made certain, not left to the scheduler: each caller's first process start waits until the
+    # other caller has reached its own (so both looked at the children before either started one),
+    # and goes on only once both have started (so both look again after both started). A caller
+    # that takes a lock around its start makes the other wait for it: the gate then gives up
+    # after 3 s and lets both go in turn, as the lock says.
     import threading as _threading
+    from multiprocessing.process import BaseProcess as _BaseProcess
 
     _first: list = []
     _together = _threading.Barrier(2)
+    _before_start, _after_start = _threading.Barrier(2), _threading.Barrier(2)
+    _callers: set = {_threading.get_ident()}
+    _gated: set = set()
+    _plain_start = _BaseProcess.start
+
+    def _start_in_step(process) -> None:
+        me = _threading.get_ident()
+        gated = me in _callers and me not in _gated
+        _gated.add(me)
+        if gated:
+            try:
+                _before_start.wait(timeout=3)
+            except _threading.BrokenBarrierError:  # the other caller waits for a lock: go in turn
+                _after_start.abort()
+        _plain_start(process)
+        if gated:
+            try:
+                _after_start.wait(timeout=3)
+            except _threading.BrokenBarrierError:
+                pass
 
     def _first_caller() -> None:
+        _callers.add(_threading.get_ident())
         try:
             _together.wait(timeout=10)
             _first.append(parallel_starmap(pid_and_span, [(1.5,)], workers=1, timeout=20))
         except Exception as _error:  # noqa: BLE001 - what the first caller got is the test
             _first.append(_error)
 
-    _thread = _threading.Thread(target=_first_caller, daemon=True)
-    _thread.start()
-    _together.wait(timeout=10)
-    _second = parallel_starmap(square, [(3,)], workers=1, timeout=20)
-    _thread.join(timeout=30)
+    _BaseProcess.start = _start_in_step
+    try:
+        _thread = _threading.Thread(target=_first_caller, daemon=True)
+        _thread.start()
+        _together.wait(timeout=10)
+        _second = parallel_starmap(square, [(3,)], workers=1, timeout=20)
+        _thread.join(timeout=30)
+    finally:
+        _BaseProcess.start = _plain_start
     assert not _thread.is_alive(), "a call of 1.5 s with a timeout of 20 s did not return in 30 s"
     assert _second == [9], f"the second caller got {_second!r}, not [9]"
     assert isinstance(_first[0], list) and len(_first[0]) == 1, (

@@ -1,5 +1,5 @@
 # mistake: kills the workers on a timeout, but when a call raises it re-raises at once after shutdown(wait=False), so the other calls keep running
-# violates: worker processes left behind after a failing call
+# violates: worker processes left behind after a failing call || worker processes left behind after a worker died
 # from: red team of session 13 (had not seen the tests)
 def parallel_starmap(fn, arg_tuples: list[tuple], workers: int, timeout: float) -> list:
     """Run fn(*args) for each tuple on a spawn pool of `workers`; results in input order."""
