@@ -15,7 +15,7 @@
 # 4. tell a rate limit from a concurrency limit by what each does when the server slows down,
 #    and write a token bucket.
 #
-# **Needs** chapters 06 (semaphores) and 08 (thread pools) · about 55 minutes
+# **Needs** chapters 06 (semaphores) and 08 (thread pools) · about 65 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -70,12 +70,12 @@ print(f"default thread pool: min(32, {cpus} CPUs + 4) = {executor_default} threa
 # - 120 blocking calls (a 20 ms `time.sleep`) through `asyncio.to_thread`, on a fresh default
 #   thread pool.
 #
-# Predict for each layer: are all 120 inside at once, or only a fixed number? And if a fixed
-# number, do the rest fail, or wait and go through? The exact numbers are trivia (each library
-# picks its own); the answer prints them.
+# Predict for each layer: are all 120 inside at once, or only a fixed number? And does any
+# of the 120 fail, and would you be told?
 #
 # The loopback server holds every answer back and counts the most requests inside at once, so
-# the count is what the client let through (how the server counts: the instruments fold). The
+# the count is what the client let through. The server sets no limit of its own: a client
+# that let all 120 through would show 120 (how the server counts: the instruments fold). The
 # answer is a table with a row per layer: how many were inside at once, and how many were done.
 
 # %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the instruments: how the server counts"}
@@ -172,15 +172,16 @@ print("✓ each layer let through its own default, fewer than the 120 offered, a
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Each layer lets a fixed number through and queues the rest. The defaults: httpx's pool (an
+# **Nothing failed, and nothing told you.** The `done` column says all 120 were done, yet no
+# layer let all 120 in: each lets a fixed number through and queues the rest. The defaults: httpx's pool (an
 # `httpx.AsyncClient()`) holds 100 connections, aiohttp's connector 100, and asyncio's default
 # thread pool, which `asyncio.to_thread` and `run_in_executor(None, ...)` use,
 # min(32, CPUs + 4) threads, which the last printed line works out for this machine. So in
 # each client 120 − 100 = 20 requests queued for a connection, and in the thread pool 120
 # minus its threads queued for a thread. (httpx's `max_keepalive_connections=20`, in the
 # printed line, is another number: how many idle connections it keeps open for later
-# requests.) Nothing failed: the `done` column says all 120 were done. The extra work waited,
-# invisibly, in a queue, and went through once a connection or a thread was free.
+# requests.) The extra work waited, invisibly, in a queue, and went through once a connection
+# or a thread was free.
 #
 # Which cap binds is the smallest one on the path. A semaphore of 256 in front of a client
 # with 100 connections is a limit of 100; a `to_thread(ray.get, ...)` per request is a limit
@@ -242,7 +243,8 @@ print("✓ requests that waited for a connection spent their total timeout there
 # and 6, to a server that answers in W = 30 ms. `run_with_cap` measures a run from the
 # server's side: `server.spans` holds each request's arrival and answer times.
 #
-# Predict: with 6 connections, how many requests per second does the law give? Is that figure
+# Predict: with 6 connections, so 6 requests always in flight, each taking W, how many
+# requests per second does the law give? Is that figure
 # a ceiling on the measured throughput, a floor, or what a run reaches exactly?
 
 # %%
@@ -337,6 +339,65 @@ print("✓ the pool capped in-flight requests, and no run beat cap ÷ latency")
 # placed in the first free lane; three lanes are enough, whatever the number of requests. The
 # right panel draws the measured throughput under the bound cap ÷ W (grey): the gap in requests
 # per second grows with the cap because the bound does, while the share stays close.
+#
+# :::
+
+# %% [markdown]
+# ## Back to the opening question: a bigger semaphore in front of the pool
+#
+# The chapter began with a rollout that raised its semaphore well past what it needed and saw
+# its throughput stay where it was. Here it is, scaled down so that it runs in a second: 60
+# requests, each behind an `asyncio.Semaphore` of 5, 20 or 80 permits, through one httpx
+# client whose pool holds 10 connections (the default's 100, scaled down), to a server that
+# answers in 50 ms. Predict, with Little's law: what throughput does each semaphore get?
+
+# %%
+POOL, SLOW, SENT = 10, 0.05, 60  # connections, the server's latency, requests per run
+
+
+async def run_behind(server: LatencyServer, permits: int) -> dict:
+    server.reset()
+    semaphore = asyncio.Semaphore(permits)
+    async with httpx.AsyncClient(limits=httpx.Limits(max_connections=POOL)) as client:
+        async def one() -> None:
+            async with semaphore:
+                await client.get(server.url)
+
+        await asyncio.gather(*(one() for _ in range(SENT)))
+    start, end = min(s for s, _ in server.spans), max(e for _, e in server.spans)
+    return {"peak": server.requests.peak, "throughput": SENT / (end - start)}
+
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+behind: dict[int, dict] = {}
+async with LatencyServer(latency=SLOW) as server:
+    for permits in (5, 20, 80):
+        behind[permits] = await run_behind(server, permits)
+
+for permits, r in behind.items():
+    in_flight = min(permits, POOL)  # what the smaller cap lets in
+    print(f"Semaphore({permits:>2}): peak in flight {r['peak']:>2},",
+          f"throughput {r['throughput']:>4.0f}/s;",
+          f"the law with {in_flight} in flight: {in_flight / SLOW:.0f}/s")
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: a-bigger-semaphore-cannot-pass-the-pool
+assert behind[5]["peak"] <= 5
+assert behind[20]["peak"] <= POOL and behind[80]["peak"] <= POOL, (
+    "past 10 permits, the pool, not the semaphore, set how many were in flight")
+assert behind[80]["throughput"] <= 1.05 * POOL / SLOW, (
+    "so 80 permits stayed under the ceiling of 10 in flight, POOL / W")
+print("✓ 20 and 80 permits: at most 10 in flight, and no more than 10 ÷ W per second")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# The c in Little's law is what is really in flight, and that is the smallest cap on the path.
+# Five permits let in 5, so about 5 ÷ 0.05 = 100 requests per second. Twenty and eighty
+# permits both met the pool's 10 connections, so both ran 10 at a time, with the same ceiling
+# of 10 ÷ 0.05 = 200 per second: the semaphore's extra permits only moved the queue from the
+# semaphore into the pool. To raise the throughput, raise the smallest cap, here the pool,
+# and check that the server can take the load.
 #
 # :::
 
@@ -814,8 +875,9 @@ show_call_site("25c")
 # One layer slime leaves at Python's default: the thread pool. The Megatron teacher server
 # (chapter 08) is an aiohttp server that gets a model's outputs from a Ray actor. It reads each
 # Ray result with `await asyncio.to_thread(ray.get, ref)`, and `ray.get` blocks its thread until
-# the result exists (chapter 28 teaches Ray). A `/generate` request makes one such wait to submit
-# its input, then one more at each poll for the result, 50 ms apart (chapter 08 quotes the poll,
+# the result exists (chapter 28 teaches Ray). A `/generate` request makes one such wait to read
+# the sample manager's statistics, one to submit its input, then one more at each poll for the
+# result, 50 ms apart (chapter 08 quotes the poll,
 # chapter 28 the helper). Each of those waits holds a thread of the default pool, so, as in
 # this chapter's first experiment, min(32, CPUs + 4) of them run at once. On a host with 16
 # CPUs that is 20 threads, and a 21st wait queues for a thread even when its answer is ready.

@@ -60,9 +60,11 @@ CHILD_SECONDS = 0.15
 # tick while a child runs?
 #
 # `tool_permits` below is that `Semaphore(32)`, wrapped so that it also records when each
-# call held a permit. From those records, `max_overlap_of` counts the most calls that held a
-# permit at one instant, and `beats_inside` the heartbeats that came while at least one child
-# was running. The wrapper and the counting helpers are folded.
+# call held a permit. A call takes its permit just before it starts its child and gives it
+# back just after the child has ended, so one permit held is one child running. From those
+# records, `max_overlap_of` counts the most calls that held a permit at one instant (the
+# children running at once), and `beats_inside` the heartbeats that came while at least one
+# child was running. The wrapper and the counting helpers are folded.
 
 # %% tags=["hide-input", "remove-output"] mystnb={"code_prompt_show": "Show the helpers that record permits, count overlaps and poll for exits"}
 # The instruments, one line each:
@@ -376,9 +378,11 @@ print("✓ after the timeout the child was still running; reap's kill() and wait
 # A tool often starts children of its own. When it overruns, what does `proc.kill()` reach?
 #
 # `spawn-children 2 5` starts two children that sleep 5 s and prints one line, `ready`, its own
-# pid, then its children's pids (`ready 4107 4110 4111`). We pipe its stdout and its stderr;
-# its children write nothing, and like every child they start with their parent's open files,
-# except that their stdout goes to `/dev/null`:
+# pid, then its children's pids (`ready 4107 4110 4111`). We pipe its stdout and its stderr.
+# Its children write nothing, and like every child they start with their parent's open files,
+# except that their stdout goes to `/dev/null`.
+#
+# So both children hold the leader's stderr pipe.
 
 # %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show the lines of spawn-children that start the children"}
 show_source(_cmd_spawn_children, first="sleep = [", last="_say(line)")
@@ -404,12 +408,13 @@ async def start_family() -> tuple[asyncio.subprocess.Process, list[int]]:
 leader, members = await start_family()
 leader.kill()
 # ends_within(aw, t): true if aw finished within t s (first section's folded helpers)
-await ends_within(leader.wait(), 0.5)  # reap the leader (how long: "Going further")
-leader_code = leader.returncode
+leader_wait_returned = await ends_within(leader.wait(), 0.5)  # started before it died
+leader_code = leader.returncode  # set once asyncio has recorded (reaped) the exit
 stderr_ended_at_kill = await ends_within(leader.stderr.read(), 0.3)  # read to its end
 # wait_until_gone(pids, timeout): polls until they exit; returns those still running
 survivors_after_kill = await wait_until_gone(members, timeout=0.3)
 print("after kill(): leader's return code", leader_code,
+      "· its wait() returned within 0.5 s:", leader_wait_returned,
       "· stderr ended within 0.3 s:", stderr_ended_at_kill,
       "· children still running:", len(survivors_after_kill))
 
@@ -428,8 +433,10 @@ print("✓ kill() left both children running and the stderr pipe open")
 # `kill()` signals one process, the leader, and a reader sees the end of a pipe only when every
 # process holding its write end has closed it. The two children inherited the stderr pipe and
 # were never signalled. Look at the output: the return code -9 says the leader died of SIGKILL
-# and asyncio has recorded its exit, yet both children still run, orphaned, holding the pipe
-# open, so stderr did not end. Whoever times out a tool with `kill()` and then reads its output
+# and asyncio has reaped it (`returncode` is set), yet both children still run, orphaned,
+# holding the pipe open, so stderr did not end. On the course's Pythons (3.11 to 3.13) the
+# `wait()` did not return either: asyncio reaped the leader, but a `wait()` that was already
+# pending when it died also waits for the pipes ("Going further" below). Whoever times out a tool with `kill()` and then reads its output
 # to the end (`communicate()`, `stderr.read()`) waits for the orphans, not for the tool.
 #
 # So a tool that started children of its own (a shell, a test runner, a compiler) and is
@@ -442,8 +449,9 @@ print("✓ kill() left both children running and the stderr pipe open")
 # `os.killpg(pgid, sig)` sends a signal to a process group, and a group's id is the pid of the
 # process that started it, its leader. Chapter 19 printed the children's group ids (each was
 # the leader's pid) and signalled the group while its leader was alive. Here that leader is
-# already dead and reaped. The cell below calls `os.killpg(leader.pid, SIGKILL)` on the family above anyway, then reads the
-# leader's stderr again. Predict: how many of the two children are still running after it,
+# already dead, and asyncio has reaped it. The cell below calls
+# `os.killpg(leader.pid, SIGKILL)` on the family above anyway, then reads the leader's
+# stderr again. Predict: how many of the two children are still running after it,
 # and does the read reach the end of stderr?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer: what killpg() leaves running"}
@@ -477,39 +485,22 @@ print("✓ killpg() ended them all, and the stderr pipe ended")
 # %% [markdown]
 # :::{dropdown} Going further: what `leader.wait()` waits for
 #
-# **`leader.wait()` depends on the release.** The kill cell also waited for the leader with
+# **`leader.wait()` depends on the Python release.** The kill cell also waited for the leader with
 # `leader.wait()` (at most 0.5 s), and read the return code from `leader.returncode`, which
 # asyncio sets when it records the exit. On 3.11.7, 3.12.1 and 3.13.0, the course's Pythons, a `wait()` that is already pending
 # when the process exits returns only when every pipe asyncio reads from it has closed as
 # well, so it too waits for the orphans (a `wait()` that starts after asyncio has recorded the
 # exit returns at once). In the `Lib/asyncio/base_subprocess.py` of all three, the waiters of
 # `wait()` are woken only by `_call_connection_lost`, which runs once every pipe is closed.
-# CPython issue gh-119710 makes `wait()` return when the process exits, pipes open or not. The
-# cell below starts a second family, kills its leader and waits for it the same way, and
-# prints what that `wait()` did on the Python that built this page. The pipe stays open
-# either way.
+# CPython issue gh-119710 makes `wait()` return when the process exits, pipes open or not.
+# The kill cell printed what that `wait()` did on the Python that built this page
+# ("its wait() returned within 0.5 s"). The pipe stays open either way.
 #
 # Who reaps the child (a watcher thread on 3.11, a pidfd on the event loop from 3.12 on) is
 # chapter 14's "Python versions" fold; awaiting `proc.wait()` waits for that reaping, it does
 # not do it.
 #
 # :::
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show what leader.wait() did on this Python"}
-# A second family: kill its leader and wait for it as the kill cell did, then end the group.
-head, head_children = await start_family()
-head.kill()
-wait_returned = await ends_within(head.wait(), 0.5)  # pending when the leader died
-try:
-    os.killpg(head.pid, signal.SIGKILL)
-except ProcessLookupError:
-    pass  # nobody left in the group
-assert await wait_until_gone(head_children, timeout=5) == []
-await asyncio.wait_for(head.stderr.read(), timeout=5)
-await asyncio.wait_for(head.wait(), timeout=5)
-print(f"Python {sys.version.split()[0]}: leader.wait(), pending when the leader died,",
-      "returned within 0.5 s:", wait_returned,
-      "(it returned when the leader died)" if wait_returned else "(it also waited for the pipe)")
 
 # %% [markdown]
 # ## Exercise 26.1 · A tool runner that never blocks, never deadlocks and leaves nothing behind

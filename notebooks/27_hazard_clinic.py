@@ -357,8 +357,40 @@ show_call_site("27c")
 # a second request for the same checkpoint can arrive while it runs.
 #
 # **The shape.** An update endpoint runs one update at a time; a duplicate request joins the
-# update in progress by awaiting a shared future through `asyncio.shield` (chapter 05: a
-# cancelled caller then leaves the shared future alone). The request that does the update catches
+# update in progress by awaiting a shared future through `asyncio.shield` (chapter 05).
+#
+# Why `shield`: a task cancelled while it awaits a future cancels that future too, so one
+# caller's cancellation would reach every other caller of the same future. Below, one caller
+# awaits a shared future directly and another through `shield`; each is cancelled, and we look
+# at the future.
+
+# %%
+async def join_shared(shared: asyncio.Future, shielded: bool) -> str:
+    return await (asyncio.shield(shared) if shielded else shared)
+
+
+future_cancelled = {}
+for shielded in (False, True):
+    shared = asyncio.get_running_loop().create_future()  # one result, several callers
+    caller = asyncio.create_task(join_shared(shared, shielded))
+    await asyncio.sleep(0)  # let it reach its await
+    caller.cancel()
+    await asyncio.wait([caller], timeout=1)
+    future_cancelled[shielded] = shared.cancelled()
+    print(f"caller cancelled, {'through shield' if shielded else 'awaiting directly'}:",
+          "shared future", "cancelled" if shared.cancelled() else "still pending")
+    if not shared.done():
+        shared.set_result("answer")  # the worker can still hand it to the other callers
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert future_cancelled == {False: True, True: False}, future_cancelled
+assert shared.result() == "answer" and caller.cancelled(), (
+    "through shield, the cancelled caller left the shared future to the others")
+print("✓ a direct await passed the cancellation on to the shared future; shield did not")
+
+# %% [markdown]
+# So a caller that awaits through `shield` can be cancelled and leave the shared future to
+# the others. The request that does the update catches
 # `TimeoutError` and `Exception` and records the error. Its `finally` then does three things,
 # in order: it builds the success result from what the `try` produced; it takes the lock; it
 # resolves the shared future and clears the state. Here is our model of that shape.
@@ -389,9 +421,9 @@ class UpdateEndpoint(Endpoint):  # our model of the shape
             drained = await self.do_step("drain", path)
             loaded = await self.do_step("load", path)
         except TimeoutError as exc:
-            error = {"ok": False, "error": f"timed out: {exc}"}
+            error = {"ok": False, "error": f"timed out: {exc}"}  # slime: status 503
         except Exception as exc:
-            error = {"ok": False, "error": str(exc)}
+            error = {"ok": False, "error": str(exc)}  # slime: status 500
         finally:
             if error is None:
                 result = {"ok": True, "drained": drained, "loaded": loaded}
@@ -664,12 +696,12 @@ print("✓ only the caller that timed out and cancelled left no coroutine waitin
 # ### Hazard 5 in slime: a rollout with one silent request
 #
 # `AsyncLoopThread.run` (`slime/utils/async_utils.py`, quoted in "In slime" at the end) has
-# the first row's shape, and the rollout hands it its whole coroutine. What can make a
+# the "no timeout" caller's shape, and the rollout hands it its whole coroutine. What can make a
 # rollout take long? The default rollout's coroutine,
 # `generate_rollout_async`, submits `over_sampling_batch_size` groups of requests (a group is
 # the samples of one prompt), keeps the first `rollout_batch_size` groups that finish (the
-# prompts one training step needs) and aborts the rest. The first setting defaults to the
-# second, and `train.py` waits for the rollout with `ray.get`.
+# prompts one training step needs) and aborts the rest. `over_sampling_batch_size` defaults
+# to `rollout_batch_size`, and `train.py` waits for the rollout with `ray.get`.
 #
 # Our model has that shape. `LoopThread` stands for `AsyncLoopThread` (its `run()` blocks
 # until the coroutine is done, with no timeout, as slime's does), and `rollout` stands for
@@ -747,10 +779,10 @@ print("✓ with 4 groups submitted, one silent request holds run() and the train
 # :::
 
 # %% [markdown]
-# ## Three pieces the exercise needs
+# ## Two more pieces the exercise needs
 #
-# Hazard 4 showed a shared task that no caller owns, awaited through `asyncio.shield`. The
-# exercise below needs two more pieces, shown here on a task that ignores its cancellation
+# Hazard 4 showed a shared task that no caller owns, awaited through `asyncio.shield`, and why
+# its callers await it through `shield`. The exercise below needs two more pieces, shown here on a task that ignores its cancellation
 # for 0.2 s: `task.add_done_callback(fn)` calls `fn(task)` once the task has ended, however
 # it ended; and `asyncio.wait(tasks, timeout=...)` returns at its bound even when a task has
 # not ended yet. `task.cancel()` only asks.
@@ -781,36 +813,6 @@ print("the done callback saw:", ended)
 assert (len(finished), len(running)) == (0, 1), "wait() returned at its bound with the task still running"
 assert ended == ["ended anyway"] and slow_to_stop.done(), "the callback ran once the task had ended"
 print("✓ the bounded wait returned with the task still running; the callback ran when it ended")
-
-# %% [markdown]
-# The third piece is why hazard 4's requests await the shared work through `shield`. A task
-# cancelled while it awaits a future cancels that future too, so one caller's cancellation
-# reaches every other caller of the same future. Below, one caller awaits a shared future
-# directly and another through `shield`; each is cancelled, and we look at the future.
-
-# %%
-async def join_shared(shared: asyncio.Future, shielded: bool) -> str:
-    return await (asyncio.shield(shared) if shielded else shared)
-
-
-future_cancelled = {}
-for shielded in (False, True):
-    shared = asyncio.get_running_loop().create_future()  # one result, several callers
-    caller = asyncio.create_task(join_shared(shared, shielded))
-    await asyncio.sleep(0)  # let it reach its await
-    caller.cancel()
-    await asyncio.wait([caller], timeout=1)
-    future_cancelled[shielded] = shared.cancelled()
-    print(f"caller cancelled, {'through shield' if shielded else 'awaiting directly'}:",
-          "shared future", "cancelled" if shared.cancelled() else "still pending")
-    if not shared.done():
-        shared.set_result("answer")  # the worker can still hand it to the other callers
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-assert future_cancelled == {False: True, True: False}, future_cancelled
-assert shared.result() == "answer" and caller.cancelled(), (
-    "through shield, the cancelled caller left the shared future to the others")
-print("✓ a direct await passed the cancellation on to the shared future; shield did not")
 
 # %% [markdown]
 # ## Exercise 27.1 · Find and fix the hazard

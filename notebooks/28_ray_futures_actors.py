@@ -188,9 +188,9 @@ print("✓ the ready read waited for a thread, as in chapter 25")
 #
 # `ready` holds at most `k` refs whose values exist (fewer if the timeout ends the wait
 # first); `unready` holds the rest. It is Ray's `asyncio.wait` (chapter 04) and, like
-# `ray.get`, it blocks the thread that calls it. The
-# cells below call `ray.wait` and `ray.get` at the notebook's top level, on the loop's thread: fine there, since
-# no coroutine of ours runs meanwhile, and each call has a timeout.
+# `ray.get`, it blocks the thread that calls it. The cells below call `ray.wait` and `ray.get`
+# at the notebook's top level, on the loop's thread. They block the notebook's loop too, but
+# no coroutine of ours is on it meanwhile, and each call has a timeout.
 #
 # Below, jobs 0, 1 and 2 each wait at a gate of their own (gates 30, 31 and 32). We open
 # them in the order 2, 0, 1, and after each opening `ray.wait(num_returns=1)` asks the jobs

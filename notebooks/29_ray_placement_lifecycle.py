@@ -227,10 +227,12 @@ print("✓ the group waited, reporting 2 GPUs and 0 free, and was placed once gr
 # ## `ray.kill` and the calls in flight
 #
 # `ray.kill(actor)` is how a driver stops an actor from outside; slime uses it on an engine
-# that fails its health check. Ray starts a killed actor again only if it was created with
-# `max_restarts` above 0 and the kill passes `no_restart=False`; the default is
-# `no_restart=True`, which the cell below spells out. Its actor is restartable on purpose
-# (`max_restarts=1`), so that `no_restart=True` has a restart to prevent: it stays dead.
+# that fails its health check. By default `ray.kill` does not restart the actor: its
+# `no_restart` argument defaults to `True`, which the cell below spells out.
+#
+# Ray can restart an actor at all only if it was created with `max_restarts` above 0, so we
+# make ours restartable (`max_restarts=1`). That way the flag has a restart to prevent, and
+# the actor staying dead shows it at work.
 #
 # `Worker` is a synchronous actor: its calls run one at a time, in order. We give it three
 # calls of 20 s each, so one is running and two are queued, and kill it half a second later.
@@ -1035,13 +1037,21 @@ print("✓ ray.shutdown() stopped every process but kept the folder; raylab.stop
 # actors (`slime/ray/actor_group.py`) and rollout engines (`slime/ray/rollout.py`) are created
 # with `RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES=1` in their environment, so slime, not
 # Ray, picks each one's device. Other accelerators have the same switch, listed in
-# `slime/ray/utils.py`. The reason shows in how a rollout engine is made: Ray is asked for 0.2
-# of a GPU, but the engine is handed a `base_gpu_id`, the first of the devices it will run on,
-# taken from the GPU order the second quote works out, and it runs on that device and the ones
-# after it. For example, on one node with two GPUs per engine and the rollout on the first GPUs
-# (`--colocate` or `--debug-rollout-only`), engine 1 is handed `base_gpu_id=2` and must see GPUs
-# 2 and 3 (otherwise the rollout's GPUs come after the training's: with four training GPUs it is
-# `base_gpu_id=6`); with Ray's default it would see a single GPU, the one its 0.2 came from.
+# `slime/ray/utils.py`.
+#
+# The reason: a rollout engine runs on several GPUs, and Ray's default shows each actor only
+# the one GPU Ray placed it on. So slime hands each engine the first of its GPUs (`base_gpu_id`,
+# taken from the GPU order the second quote works out), and the engine uses that GPU and the
+# ones after it. On one node with two GPUs per engine and the rollout on the first GPUs
+# (`--colocate` or `--debug-rollout-only`):
+#
+# | rollout engine | `base_gpu_id` | GPUs it must see | with Ray's default it would see |
+# |---|---|---|---|
+# | 0 | 0 | 0 and 1 | one GPU |
+# | 1 | 2 | 2 and 3 | one GPU |
+#
+# Without those flags the rollout's GPUs come after the training's: with four training GPUs,
+# engine 0 starts at GPU 4 and engine 1 at GPU 6.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
