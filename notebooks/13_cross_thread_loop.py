@@ -124,8 +124,9 @@ async def wait_briefly_at_gate() -> str:
 # ## Predict: one `asyncio.Event`, two `asyncio.run` calls
 #
 # A thread with no loop calls `asyncio.run` twice, and each run waits briefly on `gate`, which
-# is never set. The Event was made once, outside any loop, and each `asyncio.run` makes a loop
-# of its own and closes it at the end. Predict: what does each run give, `"ok"` or an error?
+# is never set. The Event was made once, and making it binds it to no loop; each
+# `asyncio.run` makes a loop of its own and closes it at the end. Predict: what does each
+# run give, `"ok"` or an error?
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -159,14 +160,13 @@ print("✓ the second asyncio.run made a new loop; the Event was bound to the fi
 # asyncio's `Event`, `Lock`, `Semaphore`, `Condition` and `Queue` are made without a loop,
 # and each binds itself to the running loop the first time it has to wait (a `wait()` on an
 # Event that is not set, a `get()` on an empty Queue); from then on it belongs to that loop.
-# The reason is the future underneath: a wait on an Event awaits a future, and a future
-# belongs to one loop.
-# The first run's `wait()` had to block, so it bound `gate` to the first run's loop: a wait
-# that blocks sleeps on a future, and it takes the running loop to make that future. A
+# The reason is the future underneath: a wait that blocks sleeps on a future, and a future is
+# made by, and belongs to, the running loop.
+# The first run's `wait()` had to block, so it bound `gate` to the first run's loop. A
 # `wait()` on an Event that is already set returns at once and binds nothing. The second run
-# waited under a new loop, and the Event refused it with `RuntimeError`. Anything that attaches itself to a loop (asyncio locks,
-# events and queues once they are waited on, HTTP client sessions, connection pools) breaks
-# the same way on the next `asyncio.run`.
+# waited under a new loop, and the Event refused it with `RuntimeError`. Anything that
+# attaches itself to a loop (asyncio locks, events and queues once they are waited on, HTTP
+# client sessions, connection pools) breaks the same way on the next `asyncio.run`.
 #
 # :::
 
@@ -219,9 +219,9 @@ print("✓ the coroutine ran on the loop thread; the thread ended and its loop i
 #   the future without waiting;
 # - its thread runs `serve_forever` (in the fold: run the loop until it is stopped, then
 #   close it), as a daemon thread, which does not keep the interpreter from exiting;
-# - `started`, a `threading.Event` that the loop sets with its first callback: `__init__`
-#   returns only once the loop runs, so a loop thread that cannot start fails there, with an
-#   error, not later as a `result()` that times out;
+# - `started`, a `threading.Event` that the loop sets with its first callback. `__init__`
+#   waits for it and returns only once the loop runs. So a loop thread that cannot start
+#   fails in `__init__`, with an error, and not later as a `result()` that times out;
 # - `stop()` and its helper `_cancel_other_tasks` (in the fold): later, in *Stopping the loop
 #   thread*, which puts them to the test.
 

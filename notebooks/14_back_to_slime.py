@@ -96,9 +96,11 @@ def is_running(child: asyncio.subprocess.Process) -> bool:
 # stopwatch (chapter 01); `harness_command(...)` is the command line of the course's stand-in
 # harness, a child that works, hangs or exits as asked. The folded check kills and reaps it.
 #
-# **Predict.** In chapter 12, `subprocess.run(..., timeout=0.6)` killed and reaped its child
-# before it raised `TimeoutExpired`. Here the wait times out after 0.1 s and raises
-# `TimeoutError`. Right after that, is the child still running?
+# **Predict.** Two chapters pull in opposite directions here. In chapter 13, a timeout left
+# the work it timed out running on its thread. In chapter 12, `subprocess.run(...,
+# timeout=0.6)` killed and reaped its child before it raised `TimeoutExpired`. Here the wait
+# times out after 0.1 s and raises `TimeoutError`. Which of the two happens to the child:
+# right after the timeout, is it still running?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -448,9 +450,9 @@ show_listing(agent_task, instruments=("# instrument", "phase(task,"), plain=True
 # a harness child that hangs, a grader that crashes.
 
 # %% [markdown]
-# Seven tasks start together under a boot limit of two, `BOOT_LIMIT`. One is clean; the
-# others each meet the one fault `faults` names for them, and `options` gives three of
-# them other settings.
+# Seven tasks start together under a boot limit of two, `BOOT_LIMIT`. One is clean. Each
+# other task meets the fault that the dict `faults` gives it, and the dict `options` changes
+# three tasks' settings.
 
 # %%
 faults = {
@@ -526,10 +528,13 @@ def draw_batch():
 # %% [markdown]
 # The lesson in the cell below is four steps: start the seven tasks (t7 first), cancel t6,
 # gather the outcomes with `return_exceptions=True`, print them. The other lines are the
-# course's scaffolding, which you can skip: the wait for `t6_child_started` and the 0.1 s sleep
-# time t6's cancel; `bound`, a task's guard plus the time to reap a killed child, bounds the
-# wait; the `finally` marked `instrument` leaves no task behind; and `draw_batch()` draws the
-# run.
+# course's scaffolding, and you can skip them. In the order they come:
+#
+# - the `wait_for(t6_child_started.wait(), ...)` and the `sleep(0.1)` after it time t6's
+#   cancel;
+# - `bound`, a task's guard plus the time to reap a killed child, bounds the wait;
+# - the `finally` marked `instrument` leaves no task behind;
+# - `draw_batch()` draws the run.
 #
 # What meets each task (`faults` and `options` above; every guard not listed is
 # `guard_for(budget)`, far longer than anything its task waits for):
@@ -546,17 +551,8 @@ def draw_batch():
 #
 # t7 starts first, so it holds one of the two boot permits from t = 0.
 #
-# `agent_task` does one of three things with what reaches it:
-#
-# - an exception (the guard's `TimeoutError`, or any other `Exception`): it returns an aborted
-#   `Outcome`;
-# - a harness step that returns, even with `BUDGET_EXCEEDED`: the diff is graded (no diff,
-#   reward 0.0), and the status is `ok`;
-# - a `CancelledError`, which is not an `Exception`: not caught, it propagates to the caller
-#   once `finally` has dropped the session.
-#
-# **Predict.** Which of the seven tasks end with status `ok`? And what does the caller of t6,
-# the task cancelled from outside, get back?
+# **Predict**, from the listing of `agent_task` above. Which of the seven tasks end with
+# status `ok`? And what does the caller of t6, the task cancelled from outside, get back?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 permits = asyncio.Semaphore(BOOT_LIMIT)
@@ -588,11 +584,18 @@ held = draw_batch()  # the timeline, then what was held
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Read each outcome against its fault. `agent_task` turns every fault it catches into an
-# outcome, and running out of budget is not a failure but a graded sample with no diff, so t4
-# is among the `ok` ones. The cancellation from outside is not caught: `CancelledError` is not
-# an `Exception`, so neither `except` clause of `agent_task` caught it, t6's caller got the
-# `CancelledError`, and the `finally` dropped the session on the way out.
+# Read each outcome against its fault. `agent_task` does one of three things with what
+# reaches it:
+#
+# - an exception (the guard's `TimeoutError`, or any other `Exception`): it returns an aborted
+#   `Outcome`, so t3, t5 and t7 are aborted;
+# - a harness step that returns, even with `BUDGET_EXCEEDED`: the diff is graded (no diff,
+#   reward 0.0), and the status is `ok`. Running out of budget is not a failure but a graded
+#   sample with no diff, so t4 is among the `ok` ones, with t1 and t2 (its second boot
+#   worked);
+# - a `CancelledError`, which is not an `Exception`: neither `except` clause catches it, so
+#   it propagates, and t6's caller got the `CancelledError` once the `finally` had dropped the
+#   session.
 #
 # The first figure is the timeline (one lane per task, lettered by step); the second counts
 # what the registry says is held, one row per kind, over the same time axis. Whatever
@@ -730,7 +733,7 @@ print("✓ one clean task: reward 1.0, every resource taken and given back in ne
 # %% [markdown]
 # ## Step 4, the harness: a child with a budget
 #
-# **`run_harness`.** It works the way slime's does: start the agent process
+# Here is `run_harness`. It works the way slime's does: start the agent process
 # in the sandbox, then **poll** until it has finished or the budget is spent, sleeping between
 # polls so the event loop stays free. Running out of budget is not an exception: it returns a
 # sentinel exit code, `BUDGET_EXCEEDED`, and no diff, and the child is left for the sandbox's
@@ -875,12 +878,34 @@ print(f"✓ the poll answered {mean_poll / POLL:.0%} of an interval late on aver
 # ## Why the harness step reads the pipe
 #
 # Once the child has ended, the step reads its output with `communicate()`, and so does
-# `MiniSandbox.close`. Reading matters: a pipe holds only so much (64 KiB on Linux, plus a few
-# hundred KiB that asyncio reads ahead into its own buffer), and once it is full, a child that
-# writes more is blocked in its write until someone reads. `wait()` reads nothing, so a parent
-# that only waits for a chatty child's end can wait for ever; `communicate()` reads while it
-# waits. The step bounds its waits with `asyncio.timeout`, not `wait_for`. The reason
-# matters only on Python 3.11, and the fold below gives it.
+# `MiniSandbox.close`. Reading matters: a pipe holds only so much (64 KiB on Linux, plus up
+# to about 384 KiB that asyncio reads ahead into its own buffer: it stops reading once it
+# holds more than 128 KiB, and one read takes up to 256 KiB). Once both are full, a child
+# that writes more is blocked in its write until someone reads. `wait()` reads nothing, so a
+# parent that only waits for a chatty child's end can wait for ever; `communicate()` reads
+# while it waits. The fold below shows it with a child that writes 1 MB.
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show a run: a parent that only waits for a child that writes 1 MB"}
+chatty_command = [sys.executable, "-c", "import sys; sys.stdout.buffer.write(b'x' * 10**6)"]
+pipe = asyncio.subprocess.PIPE
+chatty = await asyncio.create_subprocess_exec(*chatty_command, stdout=pipe)
+try:
+    try:
+        await asyncio.wait_for(chatty.wait(), timeout=1)
+        print("wait() alone: the child ended")
+    except TimeoutError:
+        print("wait() alone: after 1 s the child still runs, blocked in its write")
+    output, _ = await asyncio.wait_for(chatty.communicate(), timeout=5)
+    print(f"communicate(): read {len(output):,} bytes, and the child ended"
+          f" with exit code {chatty.returncode}")
+finally:  # whatever happened, no child is left behind
+    if chatty.returncode is None:
+        chatty.kill()
+        await asyncio.wait_for(chatty.wait(), timeout=2)
+
+# %% [markdown]
+# The step bounds its waits with `asyncio.timeout`, not `wait_for`. The reason matters only
+# on Python 3.11, and the fold below gives it.
 #
 # :::{dropdown} Why `asyncio.timeout` and not `wait_for`
 #

@@ -897,9 +897,6 @@ print("✓ one reload for five requests; the disconnect cost nobody else; ckpt-1
 # :::
 #
 # And if the client that started the reload disconnects? Neither quote above shows this weak
-# spot. The disconnect cancels the handler while it waits for the server to go idle or
-# reloads, and `CancelledError` is not an `Exception`, so the handler's `except` clauses let it
-# through. Its `finally` then builds the success result from names that the cancelled `try`
-# had not yet bound, and that lookup raises `UnboundLocalError` before `set_result` is
-# reached. The shared future stays unresolved, so later requests for that checkpoint wait
-# with no end. Chapter 27 (hazard 4) quotes that `finally` and runs a model of it.
+# spot: the disconnect cancels the handler, its `finally` fails before it reaches
+# `set_result`, and the shared future stays unresolved, so later requests for that checkpoint
+# wait with no end. Chapter 27 (hazard 4) quotes that `finally` and runs a model of it.

@@ -246,11 +246,18 @@ print("✓ 12 items passed once each; the buffer filled to 2 and never beyond")
 
 # %% [markdown]
 # **Why `notify_all`, not `notify`?** A single `notify` wakes one waiter, of either kind. The
-# run below shows what that costs, with a slot that holds one item and one `Condition`: two
-# consumers wait on the empty slot, then a producer puts two items, one after the other, each
-# time waiting for room. `wake(cond)` is how each change wakes the waiters: the answer's cell
-# passes `wake=lambda c: c.notify()` (one) or `wake=lambda c: c.notify_all()` (every one).
-# Every wait has a timeout; the producer's wait for room gives up after 1 s (`timeout=1.0` in its
+# run below shows what that costs, with a slot that holds one item and one `Condition`,
+# `cond`. Three threads share it, and each holds `cond`'s lock except while it waits:
+#
+# | thread | what it does, in order |
+# |---|---|
+# | consumer 1 | waits until the slot holds an item; takes it; `wake(cond)` |
+# | consumer 2 | the same |
+# | producer | waits until the slot is empty; puts item 1; `wake(cond)`; the same for item 2 |
+#
+# `wake(cond)` is how each change wakes the waiters: the answer's cell passes
+# `wake=lambda c: c.notify()` (one) or `wake=lambda c: c.notify_all()` (every one). Every wait
+# has a timeout; the producer's wait for room gives up after 1 s (`timeout=1.0` in its
 # `wait_for`), which then checks its predicate once more. Each run prints its log: when,
 # counted from the first put, a thread put or took an item.
 #
@@ -334,10 +341,10 @@ print(f"✓ with notify_all the producer put its second item at once; with notif
 # From step 4 on the slot has room, and the producer, the one thread that could go on,
 # sleeps. When its 1 s timeout runs out, `wait_for` checks its predicate once more, finds
 # room and puts item 2. So the cost is a stall of the whole timeout; without a timeout the
-# producer and consumer 2 would wait for ever. With `notify_all`, step 2 wakes both consumers, and whichever gets the
-# lock first takes item 1, so it need not be consumer 1. Its `notify_all` then wakes
-# every waiter, each one checks its own predicate, and the producer, among them, puts item 2 at
-# once.
+# producer and consumer 2 would wait for ever. With `notify_all`, step 2 wakes both
+# consumers, and whichever gets the lock first takes item 1, so it need not be consumer 1.
+# Its `notify_all` then wakes every waiter, each one checks its own predicate, and the
+# producer, among them, puts item 2 at once.
 #
 # :::
 
@@ -670,8 +677,8 @@ def draw_stop_figure():
         thread_number: dict[str, int] = {}
         for thread, at in lane_ticks:  # over each tick: which of its loop's threads ran it
             thread_number.setdefault(thread, len(thread_number) + 1)
-            axes.text(at - tl.t0, lane - 0.36, f"thread {thread_number[thread]}", ha="center", va="bottom",
-                      fontsize=9, fontweight="bold", bbox={"facecolor": "white", "edgecolor": "none", "pad": 1})
+            axes.text(at - tl.t0, lane - 0.32, f"thread {thread_number[thread]}", ha="center", va="bottom",
+                      fontsize=8, fontweight="bold", bbox={"facecolor": "white", "edgecolor": "none", "pad": 1})
         stopped = asked_at[name] + latencies[name] - tl.t0  # the stop time, written after the lane's end
         axes.text(stopped + 0.01, lane, f"{latencies[name] * 1000:.1f} ms", va="center", fontsize=10)
     axes.set_xlim(right=axes.get_xlim()[1] + 0.1)
@@ -703,15 +710,16 @@ print("✓ the sleep loop slept to the end of its interval; the Timer chain and 
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Each loop stops as soon as whatever it is waiting in can be
-# interrupted. The `time.sleep` loop notices the flag only when its sleep ends, so it ran out
-# the rest of its interval. The Timer chain and the `Event.wait` loop both stopped at once;
-# the threads they used tell them apart. The Timer chain's stop takes a few milliseconds at
-# most, as printed, far less than an interval: its pending timer's thread only waits on an
-# event, `cancel()` sets that event, and the thread ends at once. The Timer chain started a
-# new thread for every tick.
-# The `Event.wait` loop used one thread, which the stop wakes, since setting the event ends the
-# wait. slime's health monitor is the third kind (the second quote below).
+# Each loop stops as soon as whatever it is waiting in can be interrupted. Taking them in
+# the order of the list above:
+#
+# 1. The `time.sleep` loop notices the flag only when its sleep ends, so it ran out the rest
+#    of its interval.
+# 2. The Timer chain stopped at once, in a few milliseconds at most, as printed: its pending
+#    timer's thread only waits on an event, `cancel()` sets that event, and the thread ends.
+#    It started a new thread for every tick.
+# 3. The `Event.wait` loop also stopped at once: setting the event ends the wait. It used one
+#    thread for all its ticks. slime's health monitor is this kind (the second quote below).
 #
 # In the figure, red is the time from the stop request to the thread's exit, written in ms
 # at each lane's end; the label over each tick names the thread that ran it (thread 1 for
@@ -1055,10 +1063,10 @@ _sc.differential(take_batch, _reference, _scenarios(), _observe, _compare, what=
 #
 # The quotes below are the accelerator selection's `RLock`, the health monitor's loop and
 # the rollout-buffer plugin's `Condition`; slime has no `threading.Timer`. The buffer's reads
-# never wait: its clients poll. So a group put just after a read found the buffer empty
-# waits for the client's next poll, about half an interval on average (chapter 14 measured
-# what a poll costs, in its In slime section), where a reader in `wait_for` would be woken by
-# the put's `notify_all` at once. If you add a blocking read to the buffer, write it with
+# never wait: its clients poll. So a group that is put just after a read has found the
+# buffer empty waits for the client's next poll, about half an interval on average (chapter
+# 14 measured what a poll costs, in *What does a five-second poll cost?*), where a reader in
+# `wait_for` would be woken by the put's `notify_all` at once. If you add a blocking read to the buffer, write it with
 # `wait_for` and a timeout, as in Exercise 16.1.
 # More sites are in the [source inventory](../book/reference/inventory.md).
 

@@ -13,7 +13,7 @@
 # 4. tell apart `shutdown(wait=False)`, `cancel_futures=True` and leaving a `with` block,
 #    and collect results in completion order with `as_completed`.
 #
-# **Needs** chapter 08 (thread pools next to the event loop) and chapter 09 · about 60 minutes
+# **Needs** chapter 08 (thread pools next to the event loop) and chapter 09 · about 65 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -123,13 +123,12 @@ print("✓ cancel() refused the running job and cancelled the queued one")
 # :::
 
 # %% [markdown]
-# ## A bounded wait for a result, and the job's errors
+# ## A job's errors, and a bounded wait for its result
 #
-# `future.result(timeout)` waits at most `timeout` seconds and then raises `TimeoutError`. As
-# in chapter 13 (*A timeout does not cancel*), that bounds your wait, not the job, which runs
-# on: the first printed line below shows it. What is new here is a job that fails. Below,
-# one job waits at a gate that stays shut while we call `result(timeout=0.05)` on it, and a
-# second job raises `ValueError` in its worker thread.
+# `future.result(timeout)` waits at most `timeout` seconds, then raises `TimeoutError`; as in
+# chapter 13 (*A timeout does not cancel*), the job runs on (the first printed line below).
+# What is new here is a job that fails. Below, one job raises `ValueError` in its worker
+# thread; another waits at a shut gate while we call `result(timeout=0.05)` on it.
 #
 # **Predict.** Is a traceback printed when that `ValueError` is raised in the worker? And
 # what do `exception()` and `result()` give for that job?
@@ -187,9 +186,9 @@ print("✓ result(timeout=0.05) gave up, the job ran on and finished; the error 
 #
 # A job that raises does not crash its worker, and nothing is printed when it fails: the
 # exception is stored in the future (the last printed line shows stderr empty), `exception()`
-# returns it, and `result()` raises that same object again in the caller. An error nobody asks for is never seen. As for the
-# timeout, the first printed line shows the job still running after it, finishing once the
-# gate opened: when `result(timeout)` raises, nothing is sent to the worker.
+# returns it, and `result()` raises that same object again in the caller. An error nobody
+# asks for is never seen. The first printed line is chapter 13's lesson again: when
+# `result(timeout)` raises, nothing is sent to the worker, and the job ran on.
 #
 # :::
 
@@ -366,8 +365,7 @@ def in_hand_at(read) -> dict[str, float]:
 
 
 # %% [markdown]
-# **Predict.** How long after the submit does each way hand you the fast job's result, and
-# in which order does each hand out the three?
+# **Predict.** How long after the submit does each way hand you the fast job's result?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 by_submission = in_hand_at(in_submission_order)
@@ -394,9 +392,45 @@ print("✓ as_completed handed out the fast result first; in submission order it
 # medium and fast results, done long before, are handed over only when the slow job ends,
 # all three at about 0.18 s: a fast job waits behind a slow one. `as_completed` hands out
 # each future the moment it is done, whatever its place in the submission, so the fast result
-# arrives at about 0.06 s and the order follows the finishing times. Keep the futures in a list
-# or dict as well, and you still have the submission order for putting the results back in
-# input order.
+# arrives at about 0.06 s and the order follows the finishing times. Keep the futures in a
+# list or dict as well, and you still have the submission order for putting the results back
+# in input order.
+#
+# :::
+#
+# `as_completed` also takes a `timeout`, for the whole iteration: counted from the loop's
+# first `next()`.
+# Below, a fast job (0.05 s) and a slow one (1 s) run on two workers, and a loop reads
+# `as_completed(futures, timeout=0.5)`. **Predict.** What does the loop get, and how does it
+# end while the slow job still runs?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+with ThreadPoolExecutor(max_workers=2, thread_name_prefix="as-completed") as pool:
+    futures = {pool.submit(convert_for, seconds): name
+               for name, seconds in [("fast", 0.05), ("slow", 1.0)]}
+    loop_got: list[str] = []
+    try:
+        for future in as_completed(futures, timeout=0.5):
+            loop_got.append(f"{futures[future]}: {future.result()}")
+    except TimeoutError as exc:  # raised by the iterator, not by a result()
+        loop_got.append(f"TimeoutError({str(exc)!r})")
+    slow_running = not [f for f, name in futures.items() if name == "slow"][0].done()
+print(loop_got, "| the slow job still running after the timeout:", slow_running)
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert loop_got == ["fast: 0.05", "TimeoutError('1 (of 2) futures unfinished')"], loop_got
+assert slow_running, "the timeout ended the loop, not the slow job"
+print("✓ as_completed handed out the fast job, then raised TimeoutError; the slow job ran on")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# The iterator hands out the fast future at once. At 0.5 s its `next()` raises
+# `TimeoutError`, naming how many futures are still unfinished, so the exception comes out
+# of the `for` statement itself, not out of a `result()`: put the whole loop in the `try`.
+# The slow job runs on (the `with` block's exit waited for it), and its future is never
+# handed out. A job's own error, in contrast, does not stop the iterator: its future is
+# handed out like any other, and the error comes out of its `result()`.
 #
 # :::
 #
@@ -444,8 +478,10 @@ print("✓ pool.map submitted all 1000 items before the first result was read")
 #
 # `pool.map(fn, items)` submits **every** item before it returns, so the printed count is the
 # whole input, 1000 of 1000. The second line is what that costs before you read a single
-# result: a future for every item, kept until you read its result, and a queued job for each
-# item no worker has taken yet. It grows with the input: a long input fills memory.
+# result: everything allocated since `tracemalloc.start()` and still held, divided by the
+# 1000 items. That is a future for every item, kept until you read its result, a queued work
+# item for each item no worker has taken yet, and the 1000 numbers kept in `taken`. It grows
+# with the input: a long input fills memory.
 #
 # :::
 #
@@ -895,14 +931,16 @@ print("✓ the error reached the caller only after every job in flight had finis
 # A plain `shutdown()` is `shutdown(wait=True)`: before the `finally` lets the exception out,
 # it waits for the jobs already submitted, job 3 too, which was still queued when job 0's
 # error was collected. In slime that is up to `2 * NUM_WORKERS - 1` more tensors diffed and
-# compressed (the failed one is not among them) for a sync that has already failed; `shutdown(cancel_futures=True)` in the
-# `finally` would drop the queued ones, as the shutdown section showed.
+# compressed (the failed one is not among them) for a sync that has already failed;
+# `shutdown(cancel_futures=True)` in the `finally` would drop the queued ones, as the
+# shutdown section showed.
 #
 # :::
 #
 # The model keeps slime's order, marked in its comment: pop the oldest future, then wait for
 # it. Without a timeout that costs nothing, since `result()` returns once the job is done;
-# with one, it is the order item 4 of Exercise 17.1 rules out.
+# with one, popping before `result(timeout)` loses a timed-out future to the cleanup, which
+# item 4 of Exercise 17.1 rules out.
 
 
 # %% tags=["remove-input"]

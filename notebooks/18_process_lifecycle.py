@@ -26,8 +26,7 @@
 #
 # The imports are folded below. Skip them: the names they take from `lab_snippets.proc_workers`
 # are the course's small worker programs and two readers of what a worker sends back, each
-# shown or explained where it first runs; `exit_with` and `note_sigterm` serve only the
-# exercise's hidden checks.
+# shown or explained where it first runs.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the imports"}
 import multiprocessing
@@ -117,8 +116,9 @@ show_source(consume_until_stop)
 # cap, so that no worker outlives a broken run.
 #
 # The parent, `read_results_then_join`, starts the worker, sends it five numbers and the stop
-# message, reads results until `"done"`, is busy elsewhere for 0.3 s, then calls `join`. Here
-# is its code:
+# message and reads results until `"done"`. The run then waits until the worker has exited,
+# so that what follows counts from the exit: the parent is busy elsewhere for 0.3 s, then
+# calls `join`. Here is its code:
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the program as it runs, with the lines that look at the worker"}
 # The lines that call `looks` (folded above) only look at the worker from outside, through
@@ -150,9 +150,17 @@ from IPython.display import Markdown, display
 
 from lab_snippets.showcode import source_lines
 
+
+def plain(line: str) -> str | None:
+    """The line as you would write it: the wait for the exit becomes a comment."""
+    if "looks.wait_until_exited" in line:
+        return line.split("looks.")[0] + "# (the run waits here until the worker has exited)"
+    return None if "looks." in line else line
+
+
 display(Markdown("```python\n" + "\n".join(
-    line for line in source_lines(read_results_then_join)
-    if "looks." not in line) + "\n```"))  # the program without the lines that look
+    kept for line in source_lines(read_results_then_join)
+    if (kept := plain(line)) is not None) + "\n```"))  # without the lines that look
 
 # %% [markdown]
 # ## Predict: when does a finished worker's pid go away?
@@ -198,9 +206,9 @@ print("✓ 'done' arrived while the worker still ran; it then exited, a zombie u
 # `Process` or call `active_children()`, which is why such programs usually get away with it.)
 #
 # The worker was still running at `"done"` because of its `linger` (the 0.15 passed as its
-# third argument). What `looks` saw between the exit and `join` is a zombie: a process that
-# has exited with its pid still listed. It looks through `psutil` on purpose: asking `multiprocessing`
-# itself (`is_alive()`, `exitcode`) would reap the process as a side effect, and we wanted to
+# third argument). What the `looks` probe saw between the exit and `join` is a zombie: a process that
+# has exited with its pid still listed. It looks through `psutil` on purpose: asking
+# `multiprocessing` itself (`is_alive()`, `exitcode`) would reap the process as a side effect, and we wanted to
 # see it *before* it was reaped.
 #
 # :::
@@ -282,19 +290,18 @@ print("✓ 0, the worker's own status, and minus the signal number")
 # `terminate()` sends SIGTERM: a *request*, which a process may catch to clean up. `kill()`
 # sends SIGKILL.
 #
-# Below is the whole code of the next worker: one call to `signal.signal` that ignores
-# SIGTERM, then `_announce(ready)`, which sends "ready" through a pipe, and a sleep. When
-# "ready" arrives, the parent knows that the worker already ignores SIGTERM, before the parent
-# sends it any signal. The pipe is a
+# **Predict.** The next worker ignores SIGTERM. The parent calls `terminate()`, gives the
+# worker 0.2 s of grace with `join(timeout=0.2)`, asks `is_alive()`, then calls `kill()` and
+# `join` again. How does the parent find out that the worker survived `terminate()`: does
+# `terminate()` raise or return something, does `join(timeout=0.2)` raise when the grace runs
+# out, or does only the later look with `is_alive()` tell? (`is_alive()` only looks: it never
+# ends a process, though if the process has already exited, it reaps it.)
+#
+# Below is the worker's whole code: one call to `signal.signal` that ignores SIGTERM, then
+# `_announce(ready)`, which sends "ready" through a pipe, and a sleep. When "ready" arrives,
+# the parent knows that the worker already ignores SIGTERM. The pipe is a
 # `multiprocessing.Pipe`: the parent keeps one end, the worker gets the other, and
 # `messages(conn, timeout)` reads what has arrived.
-#
-# The cell below calls `terminate()`, gives the worker 0.2 s of grace with `join(timeout=0.2)`,
-# asks `is_alive()`, then calls `kill()` and `join` again. `is_alive()` only looks. It never
-# ends a process, though if the process has already exited, it reaps it. The worker's code
-# says it survives `terminate()`. Predict how the parent finds that out: does `terminate()`
-# raise or return something, does `join(timeout=0.2)` raise when the grace runs out, or does
-# only the later look with `is_alive()` tell?
 
 # %% tags=["remove-input"]
 show_source(ignore_sigterm)
@@ -362,9 +369,9 @@ print("✓ the worker outlived SIGTERM and its grace period; SIGKILL ended it")
 #
 # - `read_line(stream, timeout)` reads one line from the child, or raises after `timeout`
 #   seconds;
-# - `is_running(pid)` says whether the child runs;
-# - `zombie_within(pid, timeout)` waits up to `timeout` seconds for it to become a zombie:
-#   exited, with its pid still listed.
+# - `is_running(pid)` returns `True` while the child runs, `False` once it has exited;
+# - `zombie_within(pid, timeout)` waits up to `timeout` seconds and returns `True` once the
+#   child is a zombie (exited, with its pid still listed), else `False`.
 #
 # `Popen.returncode` reports a death by signal N as `exitcode` does, -N.
 #
@@ -382,11 +389,11 @@ try:
     child.communicate(timeout=0.2)
 except subprocess.TimeoutExpired:
     tl.mark("sleeping child: TimeoutExpired")
-    still_running = is_running(child.pid)
+    still_running = is_running(child.pid)  # True while it has not exited
     child.kill()
     tl.mark("sleeping child: killed")
     code_after_kill = child.returncode
-    seen_after_kill = zombie_within(child.pid, timeout=5)
+    seen_after_kill = zombie_within(child.pid, timeout=5)  # True once a zombie
     time.sleep(0.3)  # the parent is busy elsewhere for 0.3 s
     child.communicate(timeout=5)
     tl.mark("sleeping child: communicate() returned")
