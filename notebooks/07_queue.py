@@ -128,8 +128,8 @@ bounded = await run_pair(3, N_ITEMS, 0, CONSUME_EVERY)
 
 for name, run in (("unbounded", unbounded.summary), ("maxsize=3", bounded.summary)):
     consumed = run["consumed by the time the producer finished"]
-    print(f"{name:<10} peak depth {run['peak']:>2} · consumed by the time the producer "
-          f"finished {consumed:>2} · stalest item: {run['stalest']:>2} taken before it")
+    print(f"{name:<10} peak depth {run['peak']:>2} · consumed when the producer "
+          f"finished {consumed:>2} · stalest item {run['stalest']:>2}")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: bound-limits-depth-and-staleness
