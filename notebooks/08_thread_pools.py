@@ -265,8 +265,9 @@ print(f"✓ {inside.entered} calls, never more than the pool's {default_size} at
 # `concurrent.futures.Future`, a thread-safe box that holds the call's return value once the
 # call is done. Predict: can a coroutine `await` the future that `submit` returned?
 #
-# The cell below submits a call to a pool and tries `await` on the future it gets back; then it
-# waits for the same call in two other ways a coroutine can, and prints the type of each future.
+# The cell below submits a call to a pool and tries `await` on the future it gets back,
+# inside a `try` that catches an error whatever the answer is; then it waits for the same
+# call in two other ways a coroutine can, and prints the type of each future.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 bridge_tl = Timeline()
@@ -354,8 +355,8 @@ print("✓ the handler timed out, and the thread went on to load every chunk")
 # %% [markdown]
 # :::{dropdown} Why
 #
-# A timeout cancels a coroutine, and the coroutine here is the handler that awaits the thread:
-# the handler stopped waiting and moved on, and the thread was not told anything. Python has no
+# A timeout cancels the task it runs in, and that task here is the handler's, the one that
+# awaits the thread: the handler stopped waiting and moved on, and the thread was not told anything. Python has no
 # supported way to stop a thread from outside, so the reload ran all five chunks; if it had
 # been holding a lock or a GPU, it would have kept holding it, and nobody would have been
 # waiting for its result or its error.
@@ -439,15 +440,18 @@ print("✓ the stop event ended the reload at its next check, before the handler
 # ## Threads and computation
 #
 # Every call so far *waited*: on a sleep standing for I/O, another process or a remote
-# answer. What about pure-Python *computation*? The next cell times one CPU-bound call,
-# `busy_sum`, alone on a pool thread, and two such calls at once on the pool's two threads.
-# `ainterleaved`, from the course's `measure` module, runs the two in turn, five rounds of
-# each. The cell divides each round's two-call time by the one-call time taken next to it,
-# and prints the middle of the five ratios (their median): a burst of load from other
-# programs spoils a round or two, not the middle one. Predict, for a machine with two usable
-# cores: about 1 (the two calls ran side by side), about 2 (they took turns), or more? (The
-# answer rests on a fact about CPython that the Why names; if you have not met it, guess
-# from what the waiting calls above did on threads.)
+# answer. What about pure-Python *computation*? Two calls of a CPU-bound `busy_sum` run at
+# once on a pool's two threads, on a machine with two usable cores. Predict: together they
+# take about as long as one call alone (1×), about twice as long (2×), or more?
+#
+# :::{dropdown} How the cell measures it
+#
+# `ainterleaved`, from the course's `measure` module, times one call alone and the two calls
+# at once in turn, five rounds of each. The cell divides each round's two-call time by the
+# one-call time taken next to it, and prints the middle of the five ratios (their median): a
+# burst of load from other programs spoils a round or two, not the middle one.
+#
+# :::
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def busy_sum(n: int) -> int:
@@ -457,7 +461,10 @@ def busy_sum(n: int) -> int:
     return total
 
 
-async def one_call() -> None:
+N = 400_000
+
+
+async def one_call() -> None:  # pool: the two-thread pool opened below
     await loop.run_in_executor(pool, busy_sum, N)
 
 
@@ -465,7 +472,6 @@ async def two_calls() -> None:  # at once, on the pool's two threads
     await asyncio.gather(*(loop.run_in_executor(pool, busy_sum, N) for _ in range(2)))
 
 
-N = 400_000
 with ThreadPoolExecutor(max_workers=2, thread_name_prefix="cpu") as pool:
     runs = await ainterleaved({"one call": one_call, "two calls": two_calls}, k=5)
 rounds = zip(runs.samples["one call"], runs.samples["two calls"], strict=True)
@@ -1028,10 +1034,13 @@ _sc.differential(run_with_deadline, _reference,
 # ## In slime
 #
 # **The teacher server.** slime can serve a model over HTTP for another model to learn from,
-# as a *teacher server*. The server's handlers wait for results with `ray.get`, which blocks
-# a thread until the model, running in other processes as Ray *actors* (chapter 28), has
-# answered. The server is an aiohttp application whose handlers run on one event loop, in a
-# thread of its own, so a handler that waits on a blocking call must send that call off the
+# as a *teacher server*. The model runs in other processes as Ray *actors* (chapter 28:
+# objects living in other processes, whose methods you call from here). A call to an actor
+# returns at once with an `ObjectRef`, a handle to a result that is not ready yet;
+# `ray.get(ref)` blocks a thread until it is, while `await ref` waits like an `asyncio`
+# future and holds no thread. The server's handlers wait with `ray.get`. The server is an
+# aiohttp application (aiohttp: an asyncio HTTP library) whose handlers run on one event
+# loop, in a thread of its own, so a handler that waits on a blocking call must send that call off the
 # loop's thread. The first two quotes are from this server: a long weight reload, then a
 # 50 ms poll for a result, each sent to the loop's default pool. The [source
 # inventory](../book/reference/inventory.md) lists every `to_thread` and `run_in_executor` in
@@ -1048,10 +1057,9 @@ show_call_site("08c")
 # %% [markdown]
 # **`post`: a wait that holds no thread.** The third quote is not in that server: `post`, in
 # slime's HTTP helpers, is a coroutine of the rollout's event loop. With distributed POST
-# switched on, it hands each request to a Ray actor. A call to an actor returns at once with an `ObjectRef`, a handle to a result
-# that is not ready yet: `ray.get(ref)` blocks a thread until it is, while `await ref` waits
-# like an `asyncio` future and holds no thread. The comment in `post` says why the
-# `asyncio.to_thread(ray.get, ...)` it replaced had to go.
+# switched on, it hands each request to a Ray actor and awaits the `ObjectRef` itself, which
+# holds no thread. The comment in `post` says why the `asyncio.to_thread(ray.get, ...)` it
+# replaced had to go.
 
 # %% tags=["remove-input"]
 show_call_site("08b")

@@ -51,7 +51,8 @@ def record_tokens(stats: TokenStats, text: str) -> None:
 # %% [markdown]
 # ## Predict: how many of 2400 tokens are counted?
 #
-# CPython has a Global Interpreter Lock (GIL): only one thread runs Python code at a time.
+# CPython has a Global Interpreter Lock (GIL): in the default build, only one thread runs
+# Python code at a time.
 # Four threads start together and each record 300 lines of two tokens, 2400 tokens in all.
 # `count_tokens` stands for any helper that touches the outside world (a log write, a cache
 # lookup); here it is `time.sleep(0)` and a `text.split()`. The next cell holds it and the code that
@@ -98,8 +99,8 @@ print(f"✓ {expected - racy_total} of {expected} tokens lost: the GIL does not 
 # Look at the tokens lost: each thread read the total, gave up the GIL inside `count_tokens`,
 # and when it came back wrote the value it had read, plus 2, over the sums the other threads had
 # stored meanwhile, so those updates vanished. On CPython 3.11 to 3.13 on Linux, the runs of
-# this page, `time.sleep(0)` gives up the GIL on every call, even for 0 s; 3.14 keeps that
-# behaviour (the same four threads, run on 3.14.8, lose updates the same way).
+# this page, `time.sleep(0)` gives up the GIL on every call, even for 0 s (3.14: see the
+# *Python versions* note at the end of the exit section).
 #
 # How many survive changes from run to run and with the machine's load; the check asserts
 # only that the total is below 2400, and any total below 2400 is the race.
@@ -453,6 +454,9 @@ print("✓ the normal thread finished and cleaned up; the daemon was cut off, no
 # **A daemon thread at shutdown.** Once the interpreter has begun to shut down, a daemon
 # thread that tries to take the GIL back exits on the spot on 3.11 to 3.13; on 3.14 it hangs
 # until the process is gone. Either way it runs no more Python code.
+#
+# **`time.sleep(0)` on 3.14.** 3.14 keeps 3.11 to 3.13's behaviour: `sleep(0)` gives up
+# the GIL on every call (the same four threads, run on 3.14.8, lose updates the same way).
 #
 # **The GIL.** No lesson of this chapter depends on the GIL: the lost update happens with it,
 # and the lock fixes it with or without it. What the GIL changes is how *often* the race shows,
@@ -832,12 +836,14 @@ show_call_site("09")
 #
 # A model of the health monitor, written for this page, with slime's shape and shorter times:
 # three engines, a check that answers after 0.25 s (within a `CHECK_TIMEOUT` of 0.3 s) and
-# looks at nothing else meanwhile, a 0.05 s wait between rounds (`health_monitor_loop`,
-# folded below). `stop_after` starts a monitor and stops it as slime's `stop()` does, 0.1 s
-# into the first check: it sets the event, joins with a bound, and would warn that the
-# monitor "did not terminate" if it is still alive. Two monitors are stopped, one with the
-# interval alone as the bound, one with slime's bound (timeout + interval + slack, scaled
-# down).
+# does not look at the stop event meanwhile, a 0.05 s wait between rounds
+# (`health_monitor_loop`, folded below). `stop_after` starts a monitor and stops it as
+# slime's `stop()` does: it sets the event, joins with a bound, and warns that the monitor
+# "did not terminate" if it is still alive after the join.
+#
+# Predict: `stop()` arrives 0.1 s into the first 0.25 s check. With `join(0.05)` (the
+# interval alone as the bound), does it warn? With `join(0.45)` (slime's bound: timeout +
+# interval + slack, scaled down)?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the model monitor"}
 CHECK_TIMEOUT, INTERVAL, SLACK = 0.3, 0.05, 0.1  # slime's bound, scaled down
@@ -859,7 +865,7 @@ def health_monitor_loop(stop: threading.Event, log: list[str]) -> None:
             break
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def stop_after(join_bound: float) -> dict:
     stop, log = threading.Event(), []
     monitor = threading.Thread(target=health_monitor_loop, args=(stop, log),
@@ -891,10 +897,14 @@ for run in (by_interval, by_slimes_bound):
 print("✓ stop() waited out the check in progress; the interval alone would have been too short")
 
 # %% [markdown]
-# A join bounded by the interval alone gives up on a healthy thread that is still finishing
-# a check, and slime would then log that the monitor "did not terminate", a false warning each
+# :::{dropdown} Why
+#
+# `join(0.05)` warns, `join(0.45)` does not. A join bounded by the interval alone gives up on
+# a healthy thread that is still finishing a check, and slime would then log that the monitor "did not terminate", a false warning each
 # time a shutdown catches a check in progress. The check's timeout in slime's bound is
 # what covers that check.
+#
+# :::
 #
 # :::{dropdown} The run in detail, and what the check's timeout bounds in slime
 #
@@ -917,6 +927,9 @@ print("✓ stop() waited out the check in progress; the interval alone would hav
 # loop also checks `_stop_event`, so the clear is a second way out).
 #
 # :::
+#
+# The second quote, from the fully-async rollout, is the other half of this chapter: a
+# `threading.Lock` around a check-then-create, the read-then-write of the token counter.
 
 # %% tags=["remove-input"]
 show_call_site("09b")

@@ -444,11 +444,12 @@ print("✓ break closed neither; the loop closed the dropped one later; the held
 # `yield`, connection open. The `held` one stays that way for as long as something refers to
 # it.
 #
-# Nothing refers to the `dropped` one once its loop ends, so it is dropped. A dropped plain
-# generator is closed on the spot, but an async generator's `finally` may need to `await`, and
+# Nothing refers to the `dropped` one once its loop ends, so it is dropped. In CPython a
+# dropped plain generator is closed on the spot (reference counting frees it at once, unless
+# it sits in a reference cycle), but an async generator's `finally` may need to `await`, and
 # nothing can await in the middle of garbage collection. So the loop installs a *finalizer
-# hook* (`sys.set_asyncgen_hooks`), which schedules `aclose()` as a new task on the loop. So its connection is still
-# open right after the `break`; the cleanup runs some loop iterations later, in another task,
+# hook* (`sys.set_asyncgen_hooks`), which schedules `aclose()` as a new task on the loop. So
+# its connection is still open right after the `break`; the cleanup runs some loop iterations later, in another task,
 # where an exception in it can only be logged.
 #
 # :::

@@ -16,7 +16,7 @@
 # 4. carry the context into a thread: `asyncio.to_thread`, a bare `threading.Thread`, and a
 #    `Thread` whose target is `contextvars.copy_context().run`.
 #
-# **Needs** chapters 03 and 04 (tasks), chapter 08 (`to_thread`) · about 60 minutes
+# **Needs** chapters 03 and 04 (tasks), chapter 08 (`to_thread`) · about 65 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -39,10 +39,8 @@ figure_style()
 # %% [markdown]
 # ## Predict: what does each handler's log line say?
 #
-# A request handler stores "the current request" in a module-level variable so that a log
-# helper can read it without an extra argument. Three requests are handled concurrently;
-# each handler sets the variable, awaits a (simulated) model call, then logs. How many of the
-# three log lines name their own request, and which request do the others name?
+# A warm-up. Three concurrent handlers each store their request id in a module-level
+# variable, await a model call, then log the variable. Which request does each line name?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 current_request = None
@@ -74,14 +72,14 @@ print("✓ req-0 and req-1 logged req-2: one variable, shared by every task")
 # %% [markdown]
 # :::{dropdown} Why
 #
-# A single event loop thread runs all three handlers, so "module-level" means "shared by every
-# task". Each handler sets the variable and then awaits, so by the time any of them reads it,
-# only the last writer's value is left, and every log line names that request.
+# One variable, shared by every task: each handler set it and then awaited, so by the time
+# any of them read it, only the last writer's value, `req-2`, was left.
 #
 # :::
 #
 # A `ContextVar` looks like a global (you create it once, at module level) but its value
-# lives in the **current context**, and every asyncio task runs in a context of its own.
+# lives in the **current context**, and every asyncio task runs in a context of its own
+# (a copy of its creator's, unless `create_task(..., context=ctx)` hands it one, 3.11+).
 
 # %%
 request_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("request_id",
@@ -337,25 +335,19 @@ print(f"✓ {len(wrong_parents)} generate and reward spans found another task's 
 # step, with no `await` between them, so no other task can push in between. Within a task the
 # damage starts after the first `await`, and hits the `reward` spans. The shared list
 # through the run, top at the right (`s0` for `sample 0`, `g0` for `generate 0`, `r0` for
-# `reward 0`); each step gives the time, what happens, the list after it, and what a span
-# found on top:
+# `reward 0`). Each line: the time, what happens → the list after it; the parent found.
 #
-# 1. **0 s**: samples 0, 1 and 2 in turn push `sample i` and `generate i`, then await.
-#    List: `s0 g0 s1 g1 s2 g2`. Each `generate i` found its own `sample i`.
-# 2. **0.03 s**: `generate 0` ends, and `pop()` takes the top, sample 2's `g2`.
-#    List: `s0 g0 s1 g1 s2`.
-# 3. **0.03 s**: sample 0 opens `reward 0`.
-#    List: `s0 g0 s1 g1 s2 r0`. `reward 0` found `s2`: wrong.
-# 4. **0.04 s**: `generate 1` ends and `pop()` takes `r0`; sample 1 opens `reward 1`.
-#    List: `s0 g0 s1 g1 s2 r1`. `reward 1` found `s2`: wrong.
+# - **0 s**: samples 0, 1, 2 in turn push `sample i` and `generate i` →
+#   `s0 g0 s1 g1 s2 g2`; each `generate i` found its own `si`.
+# - **0.03 s**: `generate 0` ends, `pop()` takes the top, `g2` → `s0 g0 s1 g1 s2`.
+# - **0.03 s**: sample 0 opens `reward 0` → `s0 g0 s1 g1 s2 r0`; it found `s2`: wrong.
+# - **0.04 s**: `generate 1` ends, `pop()` takes `r0`; sample 1 opens `reward 1` →
+#   `s0 g0 s1 g1 s2 r1`; it found `s2`: wrong.
 #
 # Those are the wrong parents the answer printed; `reward 2`, opened at 0.05 s, finds
 # `s2` on top, its own, by the luck of the order. Once the tasks interleave, `pop()` takes
 # off whatever is on top, often another task's entry, so the list keeps entries of spans
-# that have ended (`generate 0`) and loses some that are open (`reward 0`). In step 1,
-# `sample 1` and `sample 2` also found a span on top where they should find none; the
-# figure, one lane per sample, does not draw `sample` spans, and the printed list leaves
-# them out too.
+# that have ended (`generate 0`) and loses some that are open (`reward 0`).
 #
 # :::
 #
@@ -980,11 +972,12 @@ show_call_site("11b")
 
 # %% [markdown]
 # Would slime's trace ids save a shared list? In slime a new span takes as parent the
-# innermost stack entry with its own trace id (`_get_current_parent_span_id`); the folded
-# model runs eight samples with that lookup, once with the stack in a `ContextVar` and once
-# on one shared list.
+# innermost stack entry with its own trace id (`_get_current_parent_span_id`), so a span
+# finds its parent among its own sample's entries. A model runs eight samples (24 spans) with
+# that lookup, once with the stack in a `ContextVar` and once on one shared list. Predict:
+# on the shared list, how many of the 24 spans get a wrong parent: none, a few, or most?
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the model code: the span on one shared list, in a ContextVar as in slime, and the eight samples"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the model code (one shared list, a ContextVar as in slime) and the answer"}
 SHARED_STACK: list[tuple[str, str]] = []
 
 
@@ -1053,6 +1046,11 @@ print(f"✓ ContextVar: every parent right; shared list: {len(shared_wrong)} wro
       "each a span of the sample's own or none")
 
 # %% [markdown]
-# Not under the right span: the trace id keeps each span inside its own sample, but on the
-# shared list a span can take its sample's ended `sglang_generate` as parent, or find none
-# once other samples' pops have taken its sample's entries.
+# :::{dropdown} Why
+#
+# A few. Trace ids stop a span from adopting another sample's span, yet on the shared list
+# some spans still got a wrong parent: their own sample's finished `sglang_generate`
+# (another sample's `pop()` had taken a different entry off the top), or none (other
+# samples' pops had taken its sample's entries off the list).
+#
+# :::

@@ -15,7 +15,7 @@
 # 4. use `Pool.starmap`, `ProcessPoolExecutor` and `subprocess.run` with bounded waits, and
 #    know the three start methods and why you should name one.
 #
-# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 70 minutes
+# **Needs** chapters 08 (thread pools) and 09 (threads and locks) · about 75 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -111,15 +111,21 @@ print("✓ the thread appended to the parent's list; the process only to its own
 # `burn(chunks)` is pure-Python arithmetic, done in `chunks` small rounds. The cell below
 # runs two `burn` jobs three ways: one after the other in this kernel, on two threads
 # (`threads.map`), and on two processes (`processes.map`): `ProcessPoolExecutor` has the
-# `map` of chapter 08's `ThreadPoolExecutor`, and its workers are processes. It prints each
-# way's wall time, from the first job's start to the last one's end, and that time as a
-# multiple of the sequential one, then a line on which machine this run had. Each way runs
+# same `map(fn, items)` as `ThreadPoolExecutor`, and its workers are processes. It prints
+# each way's time as a multiple of the sequential one. Predict the two multiples for two
+# idle CPUs: are the threads any faster than one job after the other, and do the processes
+# take about the same time, about half, or longer?
+#
+# :::{dropdown} How the cell measures it
+#
+# Each way's wall time runs from its first job's start to its last job's end. Each way runs
 # three times, the ways taking turns, and the table keeps each way's fastest round: load
 # from other programs can only slow a round down. The folded helpers do the measuring:
-# `start_workers` starts the pool's workers before the timing, `fastest_of_three` runs the
-# rounds, and `wall` times a way from its first job's start to its last job's end. Predict
-# the two multiples for two idle CPUs: are the threads any faster than one job after the
-# other, and do the processes take about the same time, about half, or longer?
+# `start_workers` starts the pool's workers before the timing (and on Linux pins each to a
+# CPU of its own), `fastest_of_three` runs the rounds, and `wall` times a way. A last line
+# says whether this run had two free CPUs or a busy machine.
+#
+# :::
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the measuring helpers: warm-up, CPU pinning, three rounds, shares of the run"}
 # The CPUs this kernel may run on (os.sched_getaffinity is Linux-only).
@@ -261,9 +267,7 @@ else:
 #
 # A busy machine blurs the table. The processes gain only from CPU time that is free, and
 # on a busy machine they can get no more of it between them than one process would: then
-# all three rows come out near 1. (Where Linux's autogroup setting is on, it shares a busy
-# machine out between sessions, and a notebook's worker processes are in its kernel's
-# session.) The line under the table says which machine this run had, and the plots below
+# all three rows come out near 1. The line under the table says which machine this run had, and the plots below
 # show the difference even then: two threads never execute at the same instant, two
 # processes do whenever the machine gives each of them a CPU.
 #
@@ -350,7 +354,10 @@ print(what_this_run_saw(on_processes))  # folded with the measuring helpers
 # the CPU seconds the jobs received and the share of the run each job was executing. On two
 # idle CPUs two processes take about half the sequential wall time. When a run saves less,
 # the table's last line shows one of two causes. If a job "ran" well under 100% of the time,
-# it waited while other programs held its CPU. If the same work cost more than 1 × the
+# it waited while other programs held its CPU. (Where Linux's *autogroup* scheduling is on,
+# the operating system first splits a busy machine's CPU time about evenly between
+# sessions (each terminal or service is one), then within each; this notebook's worker processes share its Jupyter kernel's session, so
+# together they get one session's part.) If the same work cost more than 1 × the
 # sequential CPU seconds, the CPUs ran slower while both were busy, as the CPUs of a shared
 # or virtual machine can.
 
@@ -587,7 +594,7 @@ try:
                    timeout=0.6)
 except subprocess.TimeoutExpired as expired:
     partial = expired.stdout  # what the child had written before the timeout
-    if isinstance(partial, bytes):
+    if isinstance(partial, bytes):  # bytes on POSIX, even with text=True
         partial = partial.decode()
     print("timed out; the child had printed:", (partial or "").strip() or "(nothing)")
 # children_before: this kernel's children before the call (the set-up above)
@@ -697,22 +704,80 @@ del workers, before, worker, other
 # %% [markdown]
 # ## Before the exercise
 #
-# The exercise builds on the watch loop above, and needs two more facts about it:
+# The exercise builds on the watch loop above. **Why a `Pool` and not a
+# `ProcessPoolExecutor`?** The executor would have noticed the death by itself, with
+# `BrokenProcessPool`, but leaving its `with` lets running calls finish, where leaving a
+# `Pool`'s `with` terminates them (the executor can stop them only from Python 3.14, with
+# `terminate_workers()`).
 #
-# - **Two threads at once.** `active_children()` lists every live child of the process,
-#   whichever thread started it: if two threads each make a pool at the same moment, the new
-#   children one of them sees can include the other's workers. The exercise's Hint says how a
-#   lock keeps each caller to its own workers.
-# - **Why a `Pool` and not a `ProcessPoolExecutor`.** The executor would have noticed the
-#   death by itself, with `BrokenProcessPool`, but leaving its `with` lets running calls
-#   finish, where leaving a `Pool`'s `with` terminates them (the executor can stop them only
-#   from Python 3.14, with `terminate_workers()`).
+# **Two threads at once.** `active_children()` lists every live child of the process,
+# whichever thread started it. Below, two threads each run the watch loop's first steps:
+# take the list of children, make a pool of 2, and count the children that are new. First
+# the two do it at the same moment (a `Barrier` holds each between steps until the other
+# has caught up), then one after the other under one `threading.Lock`. Predict each
+# thread's count in the two runs.
+
+# %%
+import threading
+
+
+def count_new_children(seen: list[int], step=lambda: None) -> None:
+    before = set(multiprocessing.active_children())
+    step()  # at the same moment: until the other thread has its list too
+    with SPAWN.Pool(processes=2):
+        step()  # ... until both pools are made
+        seen.append(sum(p not in before for p in multiprocessing.active_children()))
+        step()  # ... until both have counted
+
+
+def two_callers(caller) -> list[int]:
+    seen: list[int] = []
+    threads = [threading.Thread(target=caller, args=(seen,)) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not any(thread.is_alive() for thread in threads), "a caller is stuck"
+    return seen
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+together = threading.Barrier(2)
+at_once = two_callers(lambda seen: count_new_children(seen, lambda: together.wait(30)))
+
+one_lock = threading.Lock()
+
+
+def under_the_lock(seen: list[int]) -> None:
+    with one_lock:
+        count_new_children(seen)
+
+
+one_at_a_time = two_callers(under_the_lock)
+print("new children each thread counted, at the same moment:", at_once)
+print("                           under one lock, in turn:", one_at_a_time)
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert at_once == [4, 4], f"each thread counted both pools' workers: {at_once}"
+assert one_at_a_time == [2, 2], f"under the lock each counted its own two: {one_at_a_time}"
+print("✓ at the same moment each thread counted 4 (the other's workers too);\n"
+      "✓ under one lock each counted its own 2")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# At the same moment, each thread's second list held both pools' workers, 4 new children,
+# and a watch loop would have taken the other thread's workers for its own: a death there
+# would look like a death in its own pool. Under the lock, no other pool is made between a
+# thread's two lists, so each counted its own 2. Item 5 of the exercise needs this lock,
+# created once for every call, not inside the call.
+#
+# :::
 
 # %% [markdown]
 # ## Exercise 12.1 · A process pool that cannot hang you
 #
-# Implement `parallel_starmap(fn, arg_tuples, workers, timeout)`. Items 1 to 4 use what the
-# chapter ran; item 5 needs the Hint's last item, "Two callers at once":
+# Implement `parallel_starmap(fn, arg_tuples, workers, timeout)`. Item 5 needs the
+# two-callers run before the exercise:
 #
 # 1. run `fn(*args)` for every tuple in `arg_tuples` on a `spawn` pool of `workers`
 #    processes, so the calls really run in other processes and at most `workers` at once;
@@ -769,12 +834,10 @@ del workers, before, worker, other
 # - **Telling that a worker died** (item 4): as in the section "A pool's workers, and telling that one died", take
 #   `multiprocessing.active_children()` before and after making the pool, then wait in short
 #   steps and look at those workers' `exitcode` between the steps.
-# - **Two callers at once** (item 5): that section ran in one thread, but `active_children()`
-#   lists every live child of the process, whichever thread started it. When two threads call
-#   your function at once, one thread's second `active_children()` list can already hold the
-#   other thread's new workers, and it would watch them as its own. So take the two lists and
-#   make the pool while holding one `threading.Lock()`, created once for every call (at module
-#   level, or as an attribute of the function), not inside the call.
+# - **Two callers at once** (item 5): as the two-callers run before the exercise showed,
+#   take the two lists and make the pool while holding one `threading.Lock()`, created once
+#   for every call (at module level, or as an attribute of the function), not inside the
+#   call.
 #
 # :::
 
