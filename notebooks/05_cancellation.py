@@ -321,10 +321,10 @@ print("✓ caller A moved on with the slot still taken; caller B saw it free aft
 # happened; what remained was the cleanup. `cancel()` returning tells the caller nothing about
 # that cleanup; awaiting the task (or waiting for it with `asyncio.wait`, or a done callback)
 # is how it learns that the cleanup is over. So caller B waits about as long as the cleanup,
-# 0.08 s. Caller A waits not at all, and finds its slot still taken.
+# 0.08 s. Caller A waits only one pass of the loop, and finds its slot still taken.
 #
-# If you did chapter 04's "A deadline for each job", you saw this once for one job under
-# `asyncio.wait`, whose timeout had run out. Here it is the rule for any caller: whoever
+# Chapter 04's "Before the exercise: a deadline for each job" showed this once, for one job
+# under `asyncio.wait`, whose timeout had run out. Here it is the rule for any caller: whoever
 # cancels a task and needs its cleanup done has to wait for the task.
 #
 # :::
@@ -385,17 +385,12 @@ print("✓ both callers were cancelled; the shielded save completed, the unshiel
 # Caller B cancels its worker and waits for the cleanup. Shutdown code does that in a
 # `finally`: cancel the jobs still running, then await them. What if the caller itself is
 # cancelled again while it waits there (a second Ctrl-C, or a supervisor's own timeout)?
-# `collect` below starts one job, `slow_to_stop`, which would run 1 s and, once cancelled,
-# needs 0.03 s to clean up; like chapter 04's `rollout_refill`, `collect` cancels and awaits
-# its job in a `finally`. The cell after it cancels `collect` at 0.02 s, so the job is
-# cancelled and starts its cleanup then, and cancels `collect` again at 0.03 s, in the middle
-# of that cleanup. It runs once with `gather` in the `finally` and once with `asyncio.wait`.
 #
-# One fact about `gather` that you need here: what `asyncio.gather(...)` returns can be
-# cancelled, and cancelling it cancels each gathered task that has not finished yet. With
-# `return_exceptions=True`, as here, the `gather` then ends only when the last of those tasks
-# has ended, and it raises `CancelledError` instead of returning the list. `asyncio.wait`
-# never cancels the tasks it waits for (chapter 04). The cell below shows the first half: it
+# First, one fact about `gather` that the answer turns on: what `asyncio.gather(...)`
+# returns can be cancelled, and cancelling it cancels each gathered task that has not
+# finished yet. With `return_exceptions=True`, the `gather` then ends only when the last of
+# those tasks has ended, and it raises `CancelledError` instead of returning the list. (By
+# contrast, `asyncio.wait` never cancels the tasks it waits for: chapter 04.) The cell below
 # cancels a `gather`, not the task it gathers, and looks at the task.
 
 # %%
@@ -407,6 +402,15 @@ print("the child cancelled:", child.cancelled(),
       "| the gather ended with", repr(gathered.exception()))
 
 # %% [markdown]
+# Now the experiment. In the cell below:
+#
+# - `slow_to_stop` is a job that would run 1 s and, once cancelled, needs 0.03 s to clean up;
+# - `collect` starts one such job and, in a `finally`, cancels it and awaits it, as chapter
+#   04's `rollout_refill` does; it awaits it one of two ways, `gather_jobs` or `wait_jobs`.
+#
+# The answer cancels `collect` at 0.02 s, so the job starts its cleanup then, and cancels
+# `collect` again at 0.03 s, in the middle of that cleanup; it runs once with each way.
+#
 # **Predict:** with which of the two, `gather` or `asyncio.wait`, is the job already gone when
 # `collect` ends? And what does the second cancel do to the job's 0.03 s cleanup in that run?
 
@@ -423,6 +427,7 @@ async def slow_to_stop(name: str, tl: Timeline) -> str:
     return name
 
 
+# %%
 async def collect(tl: Timeline, wait_for_jobs) -> None:
     jobs = [asyncio.create_task(slow_to_stop("the job", tl))]
     try:
@@ -432,8 +437,13 @@ async def collect(tl: Timeline, wait_for_jobs) -> None:
             task.cancel()
         await wait_for_jobs(jobs)
 
-async def gather_jobs(jobs): await asyncio.gather(*jobs, return_exceptions=True)
-async def wait_jobs(jobs): await asyncio.wait(jobs, timeout=1)
+
+async def gather_jobs(jobs):
+    await asyncio.gather(*jobs, return_exceptions=True)
+
+
+async def wait_jobs(jobs):
+    await asyncio.wait(jobs, timeout=1)
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -479,6 +489,16 @@ print("✓ gather: collect ended after its job was gone; "
 #   `collect` ends with its job still cleaning up, and the cleanup runs on to 0.05 s with
 #   nobody waiting for it.
 #
+# The two runs side by side (times from the start of the run):
+#
+# ```text
+#               0.02 s            0.03 s                           0.05 s
+# gather        first cancel:     second cancel: cleanup cut
+#               cleanup starts    short, job gone, collect ends
+# asyncio.wait  first cancel:     second cancel: collect ends,     cleanup ends,
+#               cleanup starts    job still cleaning up            nobody waiting
+# ```
+#
 # So the two keep different promises. With `gather`, once `collect` has ended its job is gone,
 # at the price of a cleanup cut short; chapter 04's `rollout_refill` awaits its cancelled
 # groups with `gather`, so however often its caller cancels it, no group outlives it. With
@@ -489,9 +509,13 @@ print("✓ gather: collect ended after its job was gone; "
 # %% [markdown]
 # :::{dropdown} Going further: a cancel swallowed on purpose, then a `TaskGroup` (Python 3.13)
 #
-# Sometimes a worker swallows a cancel on purpose: a supervisor cancels it to mean "drop this
-# sample and take the next", and the worker catches `CancelledError` and carries on. What
-# does that swallowed cancel do later?
+# The question: a worker swallows a cancel on purpose, then runs a `TaskGroup` whose child
+# fails, and handles that failure. On Python 3.13 and later, does the worker's return value
+# reach its caller?
+#
+# Workers swallow cancels on purpose: a supervisor cancels one to mean "drop this sample and
+# take the next", and the worker catches `CancelledError` and carries on. What does that
+# swallowed cancel do later?
 #
 # Since Python 3.11 every task counts the cancel requests it has received and not taken back:
 # `task.cancelling()`. `task.uncancel()` takes one back. The first folded run below cancels a
