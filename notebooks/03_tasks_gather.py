@@ -299,9 +299,9 @@ print("✓ task B, dropped while in asyncio.sleep, survived gc.collect()")
 #
 # So whether a dropped task survives depends on what it waits for when the garbage collector
 # runs, which is why these bugs are rare, silent and hard to reproduce. The rule above is how
-# CPython behaves, not a promise; what the `asyncio` documentation promises is only that the
-# loop keeps weak references to tasks, and its advice is to keep a reference to every task
-# you start. It gives the way, which works whatever the task waits on: hold a strong
+# CPython behaves, not a promise. The `asyncio` documentation says only that the loop keeps
+# weak references to tasks, so a task referenced nowhere else may be collected at any time,
+# and it advises keeping a reference to every task you start. It gives the way, which works whatever the task waits on: hold a strong
 # reference until it is done, in a set the task removes itself from when it ends. The cell
 # below starts a task like A again, this time held in such a set. Nothing can ever send its
 # reply, so once the set has kept it through `gc.collect()`, the cell cancels it.
