@@ -401,6 +401,24 @@ await asyncio.wait([gathered], timeout=1)
 print("the child cancelled:", child.cancelled(),
       "| the gather ended with", repr(gathered.exception()))
 
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+def draw_two_stops(run_of: dict[str, Timeline]) -> None:
+    """Both runs on one axis: `collect` until it ended, the job until it was gone."""
+    from lab_snippets.timeline import Event
+
+    drawn = Timeline()
+    for name, run in run_of.items():
+        at = {e.name: e.at for e in run.events}
+        job, collector = f"{name}: the job", f"{name}: collect"
+        drawn.add(collector, drawn.t0, drawn.t0 + at["collect ended"], state="waiting")
+        drawn.add(job, drawn.t0, drawn.t0 + at["first cancel"], state="waiting")
+        drawn.add(job, drawn.t0 + at["first cancel"], drawn.t0 + at["the job gone"],
+                  state="cleanup")
+        drawn.events += [Event(f"{collector} cancelled", at[c])
+                         for c in ("first cancel", "second cancel")]
+    drawn.plot("A second cancel during the job's cleanup: gather vs asyncio.wait",
+               lanes=[f"{n}: {lane}" for n in run_of for lane in ("collect", "the job")])
+
 # %% [markdown]
 # Now the experiment. In the cell below:
 #
@@ -413,6 +431,7 @@ print("the child cancelled:", child.cancelled(),
 #
 # **Predict:** with which of the two, `gather` or `asyncio.wait`, is the job already gone when
 # `collect` ends? And what does the second cancel do to the job's 0.03 s cleanup in that run?
+# The answer prints both runs and draws them, a black tick at each cancel of `collect`.
 
 # %%
 async def slow_to_stop(name: str, tl: Timeline) -> str:
@@ -453,8 +472,10 @@ for name, wait_for_jobs in (("gather", gather_jobs), ("asyncio.wait", wait_jobs)
     caller = asyncio.create_task(collect(stopping, wait_for_jobs))
     await asyncio.sleep(0.02)
     caller.cancel()  # the first cancel
+    stopping.mark("first cancel")
     await asyncio.sleep(0.01)
     caller.cancel()  # the second, while the finally waits for the job
+    stopping.mark("second cancel")
     await asyncio.wait([caller], timeout=1)
     stopping.mark("collect ended")
     await asyncio.sleep(0.05)  # let a job still cleaning up finish
@@ -462,6 +483,7 @@ for name, wait_for_jobs in (("gather", gather_jobs), ("asyncio.wait", wait_jobs)
     when = "before" if stopping.order("the job gone", "collect ended") else "after"
     print(f"{name:<13} collect ended at {at['collect ended']:.2f} s;",
           f"the job was gone at {at['the job gone']:.2f} s, {when} it")
+draw_two_stops(run_of)  # folded above: the plotting code
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: second-cancel-reaches-gathered-jobs-only
@@ -489,15 +511,9 @@ print("✓ gather: collect ended after its job was gone; "
 #   `collect` ends with its job still cleaning up, and the cleanup runs on to 0.05 s with
 #   nobody waiting for it.
 #
-# The two runs side by side (times from the start of the run):
-#
-# ```text
-#               0.02 s            0.03 s                           0.05 s
-# gather        first cancel:     second cancel: cleanup cut
-#               cleanup starts    short, job gone, collect ends
-# asyncio.wait  first cancel:     second cancel: collect ends,     cleanup ends,
-#               cleanup starts    job still cleaning up            nobody waiting
-# ```
+# In the figure, the job's purple cleanup is cut short at the second tick under `gather`,
+# and `collect` ends just after it; under `asyncio.wait`, `collect` ends at the second tick
+# and the cleanup runs on alone to 0.05 s.
 #
 # So the two keep different promises. With `gather`, once `collect` has ended its job is gone,
 # at the price of a cleanup cut short; chapter 04's `rollout_refill` awaits its cancelled
