@@ -12,6 +12,10 @@
 # 3. see what becomes of a coroutine object that nothing ever drives;
 # 4. check each of the three with `inspect`.
 #
+# Halfway down, three coroutine objects are created together and one is wrapped in a Task
+# before the others are awaited. Which body starts first is the chapter's real surprise:
+# keep your guess for it.
+#
 # **Needs** basic Python functions and generators · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
@@ -273,10 +277,11 @@ print("✓ both bodies started after the caller's busy work ended, `awaited_late
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The Task was created first, yet `awaited_late` started first, and neither started during
-# the busy work. The fact that decides it: `await` on a coroutine object does not hand the
-# body to the loop. It runs the body at once, in the caller, like a function call, until the
-# body reaches a real wait (here its `asyncio.sleep`); only there does the loop get a turn.
+# `await` on a coroutine object does not hand the body to the loop. It runs the body at
+# once, in the caller, like a function call, until the body reaches a real wait (here its
+# `asyncio.sleep`); only there does the loop get a turn. That is why the Task, created
+# first, started after `awaited_late`, and why neither started during the busy work.
+#
 # The busy work has no `await`, so it gave the loop no turn. Then
 # `await awaited_late` ran that body in the caller, as a call would, so the loop got its first
 # turn only when `awaited_late`'s body suspended in its sleep. That turn is when the Task's
@@ -711,10 +716,10 @@ _sc.differential(run_in_reverse, _reference, _scenarios(), _observe, _compare, w
 # ## In slime
 #
 # slime's rollout code is built from coroutine functions, and reading it means keeping the three
-# moments apart: the line that calls an `async def` has not done the work yet. First a model
-# of what a forgotten `await` on slime's generate call would cost; then the slime lines it
-# models, which await their generate function. The model's `generate` counts the requests it
-# sends; the next step reads the reward from what it got back. Every place where slime
+# moments apart: the line that calls an `async def` has not done the work yet. The cell below
+# calls a small `generate`, like slime's, but forgets the `await`; it counts the requests it
+# sends, and the next step reads the reward from what it got back. After it come the slime
+# lines it models, which do await their generate function. Every place where slime
 # defines or awaits a coroutine is listed in the
 # [source inventory](../book/reference/inventory.md).
 #

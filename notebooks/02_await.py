@@ -157,8 +157,9 @@ print("✓ the bystander ran only where a step suspended")
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The hand-over does not happen at the word `await`: it happens where the awaited thing really
-# has to wait, and only there does the coroutine *suspend*, giving the loop control. Awaiting
+# The hand-over does not happen at the word `await`: it happens where the awaited code
+# *suspends*, giving the loop control: when it waits for something not ready yet, or yields
+# on purpose, as `asyncio.sleep(0)` does. Awaiting
 # a coroutine that never suspends runs it to the end on the spot, like a plain function call:
 # in the first log all three steps come before the bystander's first entry, which ran only at
 # `await other`. With `asyncio.sleep(0)` the two alternate: it suspends for exactly one pass
@@ -167,22 +168,18 @@ print("✓ the bystander ran only where a step suspended")
 #
 # :::
 #
-# ### Does `await response.aread()` suspend?
+# ## Going further: does `await response.aread()` suspend?
 #
-# Now a library call. The slime helper quoted at the end of this chapter awaits an
-# HTTP POST with httpx, `await client.post(...)`, and then awaits `response.aread()`, which
-# returns the response's body. Does the second `await` suspend?
-#
-# One fact about httpx decides it. A plain `client.post` (like `requests.post`) returns only
-# after the whole body has arrived, and keeps the body on the response. A *streaming*
-# request, `client.send(request, stream=True)`, returns as soon as the response's headers are
-# in, and leaves the body on the connection for `aread()` to read.
+# This section applies the rule to a library call; nothing later depends on it, so you may
+# skip to the next section on a first read. The slime helper quoted at the end of this
+# chapter awaits an HTTP POST with httpx, `await client.post(...)`, and then awaits
+# `response.aread()`, which returns the response's body. Does the second `await` suspend?
 #
 # The experiment asks a local server (`LatencyServer`, 50 ms per answer, a 100 kB body)
-# twice: once with a plain `client.post`, as slime does, and once with a streaming request.
-# Meanwhile a bystander task, `count_turns`, adds one to `counter["turns"]` each time the loop
-# gives it a turn. Predict, for each of the two requests: does the bystander get any turns
-# during `aread()`, none or some?
+# twice: once with a plain `client.post`, as slime does, and once with a *streaming* request
+# (`client.send(request, stream=True)`). Meanwhile a bystander task, `count_turns`, adds one to
+# `counter["turns"]` each time the loop gives it a turn. Predict, for each of the two
+# requests: does the bystander get any turns during `aread()`, none or some?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the bystander that counts its turns"}
 import httpx
@@ -244,10 +241,14 @@ print("✓ after a plain post, aread() did not suspend; a streaming one's aread(
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The plain version awaits the `post`, then the `aread()`, and only the first of those
-# awaits suspends: the `aread()` after it only hands back bytes already stored on the
-# response, so it gave the bystander no turn at all. The streaming `aread()` still had the
-# body to read through the connection, and gave it some. Both requests gave it turns while
+# One fact about httpx decides it. A plain `client.post` (like `requests.post`) returns only
+# after the whole body has arrived, and keeps the body on the response. A streaming request
+# returns as soon as the response's headers are in, and leaves the body on the connection
+# for `aread()` to read.
+#
+# So the plain version's `aread()` only hands back bytes already stored on the response: it
+# gave the bystander no turn at all. The streaming `aread()` still had the body to read
+# through the connection, and gave it some. Both requests gave it turns while
 # they waited for the server. An `await`
 # suspends only when the awaited coroutine reaches a point that yields to the loop: something
 # not ready yet, or a deliberate yield such as `asyncio.sleep(0)`.
@@ -492,7 +493,7 @@ if sys.version_info < (3, 14):
 #    running (no extra task needed).
 #
 # The condition usually turns true in *another task*, which a blocking `wait_until` never
-# lets run. In slime, a poller sleeps past its deadline.
+# lets run.
 #
 # :::{dropdown} What the grader checks
 #
@@ -1004,7 +1005,8 @@ show_call_site("02")
 # %% [markdown]
 # The Megatron teacher server polls the way Exercise 2.1 asks in one respect:
 # `_wait_until_idle` (the next quote) waits with `await asyncio.sleep(0.1)`, so the loop stays
-# free. It misses another: it does not end its last sleep at the deadline (item 3). Below is a
+# free. It misses another: it does not end its last sleep at the deadline (Exercise 2.1's
+# third rule). Below is a
 # model of it, written for this page, with a query that takes 0.01 s and answers "busy", and
 # `timeout_s = 0.05`. Read its loop: where does it check the deadline, and how long does it
 # sleep?

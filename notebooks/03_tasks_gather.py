@@ -106,8 +106,8 @@ print("✓ the three bodies started after create_task returned, in creation orde
 # With the default task factory, on every Python version, a new task is never done before
 # the creator suspends. With the eager task factory of Python 3.12 that chapter 01 showed, a
 # body that never suspends (a cache hit, say) *finishes* inside `create_task`: the task is
-# already done when you get it. (The documentation of Python 3.14 adds a form for one call,
-# `create_task(coro, eager_start=True)`.) On Python 3.12 and later, the folded cell below
+# already done when you get it. (Python 3.14's `create_task` gains a parameter for the same
+# on one call, `create_task(coro, eager_start=True)`.) On Python 3.12 and later, the folded cell below
 # shows it; on older Pythons it creates the task the default way and prints that it is not
 # done yet.
 #
@@ -188,13 +188,6 @@ print("✓ they finished 3, 2, 1, 0, overlapping; gather's list is in argument o
 # of its own and keep nothing it returns. The loop is running the task: does it also keep it
 # alive?
 #
-# The rule: a waiting task lives only through what will wake it. The loop holds a task
-# strongly only while one of its steps is queued to run; its list of tasks,
-# `asyncio.all_tasks()`, holds them weakly. A task suspended in an `await` is held by what it
-# waits for: a timer, a socket, or an object it awaits, if something else holds that object.
-# If only the task itself can reach that, nothing holds the task, and the garbage collector
-# can take it.
-#
 # The cell below drops two tasks as soon as it makes them. Task A awaits a **Future**, an
 # object a task awaits until someone calls its `set_result(value)` (chapter 13 is about them),
 # which A makes itself and hands to nobody. Task B sleeps. The cell lets both start, then runs
@@ -258,8 +251,21 @@ print("✓ task B, dropped while in asyncio.sleep, survived gc.collect()")
 # %% [markdown]
 # :::{dropdown} Why
 #
-# A was collected while it waited: no exception reached anyone, and the only trace is the
-# loop's log line "Task was destroyed but it is pending!". B survived. The rule decides both.
+# A was collected while it waited: no exception was raised, and the only trace is the
+# loop's log line "Task was destroyed but it is pending!". B survived.
+#
+# The rule, as CPython's asyncio works today: a waiting task lives only through what will
+# wake it. The loop holds a task strongly only while one of its steps is queued to run; its
+# list of tasks, `asyncio.all_tasks()`, holds tasks weakly. A task suspended in an `await` is
+# held by what it waits for (a timer, a socket, a Future), and that holds it only as long as
+# something else holds that in turn:
+#
+# ```text
+# B:  loop -> timer heap -> timer -> task B     a chain from the loop: kept
+# A:  task A <-> its Future                     only each other: collected
+# ```
+#
+# That is how the two tasks went:
 #
 # - **A** awaits its Future. The Future holds A, through the callback that will wake it, but
 #   nothing outside A holds the Future: the two hold only each other, and `gc.collect()`
@@ -292,9 +298,10 @@ print("✓ task B, dropped while in asyncio.sleep, survived gc.collect()")
 # :::
 #
 # So whether a dropped task survives depends on what it waits for when the garbage collector
-# runs, which is why these bugs are rare, silent and hard to reproduce. Rather than check
-# what each of your fire-and-forget tasks waits on, keep a reference to it. The `asyncio`
-# documentation gives the way, which works whatever the task waits on: hold a strong
+# runs, which is why these bugs are rare, silent and hard to reproduce. The rule above is how
+# CPython behaves, not a promise. The `asyncio` documentation says only that the loop keeps
+# weak references to tasks, so a task referenced nowhere else may be collected at any time,
+# and it advises keeping a reference to every task you start. It gives the way, which works whatever the task waits on: hold a strong
 # reference until it is done, in a set the task removes itself from when it ends. The cell
 # below starts a task like A again, this time held in such a set. Nothing can ever send its
 # reply, so once the set has kept it through `gc.collect()`, the cell cancels it.
@@ -441,6 +448,10 @@ def draw_both_runs() -> None:
 # %% [markdown]
 # The cell below runs the same three samples, sample 1 failing again. Predict: when the error
 # reaches the caller, are samples 0 and 2 still running?
+#
+# The answer draws both runs: each bar is a sample in progress, a cross marks how it ended
+# (orange: failed, grey: cancelled; no cross: it ended normally), and a dashed line marks
+# the moment the caller hears of the failure.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 group_tl = Timeline()

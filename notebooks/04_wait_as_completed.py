@@ -15,7 +15,7 @@
 #    refilled as work finishes, and measure it against waiting batch by batch;
 # 4. see what slime's loop leaves running when one group fails.
 #
-# **Needs** chapters 02 and 03 · about 60 minutes
+# **Needs** chapters 02 and 03 · about 65 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -104,6 +104,10 @@ print("✓ wait returned with jobs 2 and 3 done; 0 and 1 were not cancelled and 
 # The folded helper `collect_each_way` runs each way on its own four jobs and prints when
 # the first result was in your hands (for `gather`, the moment it returned; for
 # `as_completed`, the moment the loop had its first result) and the order you got them in.
+#
+# The four jobs are the first section's: job 0 takes 0.16 s, job 1 0.14 s, job 2 0.06 s and
+# job 3 0.04 s. Predict, for each way: when is the first result in your hands, and in what
+# order are the results handed back?
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the helper that runs each way and prints the table"}
 async def collect_each_way(ways: dict) -> dict[str, dict]:
@@ -124,7 +128,7 @@ async def collect_each_way(ways: dict) -> dict[str, dict]:
     return rows
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async def with_gather(tl: Timeline) -> list[str]:
     return await asyncio.gather(*start_four(tl))
 
@@ -152,17 +156,21 @@ print("✓ as_completed handed over the first result before gather returned, in 
       "gather in argument order")
 
 # %% [markdown]
-# `gather` handed back everything when the slowest was done. `as_completed` handed the
-# results over in finishing order, here the reverse of the list: the first awaitable it hands
-# out returns whichever result comes first, not one task's. Each `await` returned as soon as
-# that result existed: the first was in
-# hand after about 0.04 s while job 0 still had 0.12 s to go. Handling (logging, scoring,
-# updating a progress bar) starts with the first result instead of the last.
+# :::{dropdown} Why
 #
-# Two details of `as_completed`. The loop passes `timeout=2` so it cannot hang; on timeout
-# `as_completed` raises `TimeoutError` but, like `wait`, does not cancel anything. And a plain
-# `for` loop over it gets *new* coroutines, not your tasks, so put in each result what tells
-# you which job it was: here the name. Python 3.13 added `async for`, which gives back the
+# `gather` handed back everything when the slowest was done, at about 0.16 s, in argument
+# order. `as_completed` handed the results over in finishing order, here the reverse of the
+# list: the first awaitable it hands out returns whichever result comes first, not one
+# task's. Each `await` returned as soon as that result existed: the first was in hand after
+# about 0.04 s while job 0 still had 0.12 s to go. Handling (logging, scoring, updating a
+# progress bar) starts with the first result instead of the last.
+#
+# :::
+#
+# When you use `as_completed` yourself, two details matter. The loop passes `timeout=2` so
+# it cannot hang; on timeout `as_completed` raises `TimeoutError` but, like `wait`, does not
+# cancel anything. And a plain `for` loop over it gets *new* coroutines, not your tasks, so
+# put in each result what tells you which job it was: here the name. Python 3.13 added `async for`, which gives back the
 # tasks themselves (the note below).
 #
 # ## How do you stop the ones still running?
@@ -367,9 +375,13 @@ async def rollout_refill(tl: Timeline) -> list[int]:
 
 
 # %% [markdown]
-# Predict the two times: how long does each rollout take to keep 8 groups? The answer runs
-# each rollout three times, in turn, prints each one's best time and how much of the 4 slots'
-# time held a group, and draws both last runs, one lane per slot.
+# Predict the two times: how long does each rollout take to keep 8 groups, about 0.12, 0.15,
+# 0.24 or 0.36 s? The answer runs each rollout three times, in turn, prints each one's best
+# time and how much of the 4 slots' time held a group, and draws both last runs.
+#
+# The chart has one lane per slot, not per group: each group is drawn in the first slot
+# free when it started, and its bar carries its id, so one lane can hold a fast group and
+# then a slow one.
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 runs = await time_both()  # each rollout three times, in turn
@@ -409,10 +421,7 @@ print("✓ the refill loop kept its slots occupied a larger share of the time")
 # has its 8 groups after about 0.15 s: a slow group holds one slot while the other slots take
 # one fast group after another.
 #
-# The chart shows it: each lane is one slot, each group is drawn in the first slot free when
-# it started, and each bar carries its group's id. A lane is a place, not a group: when a
-# group ends, the next to start takes its lane, so one lane can hold a fast group and then a
-# slow one. A blue bar is a group holding its slot. It only awaits its reply (the groups
+# The chart shows it, one lane per slot. A blue bar is a group holding its slot. It only awaits its reply (the groups
 # sleep: nothing computes), but what matters here is that the slot is taken, so the legend
 # says "holding a slot", and chapter 06 draws a semaphore's permits the same way. Orange is a
 # group the filter dropped, grey a group cancelled when the batch was full; a group cancelled
@@ -432,7 +441,7 @@ print("✓ the refill loop kept its slots occupied a larger share of the time")
 # :::
 
 # %% [markdown]
-# ## A deadline for each job
+# ## Before the exercise: a deadline for each job
 #
 # Exercise 4.1 gives each job a deadline, counted from its own start. `wait`'s `timeout`
 # bounds the wait, not the work (the first Predict), so you keep the deadline yourself, on the
@@ -520,12 +529,14 @@ print("✓ job A was cancelled at its deadline, came back in done only when its 
 # until the soonest one. The cell below runs that loop on two jobs, the bookkeeping
 # Exercise 4.1 needs.
 #
-# Job A starts, then job B 0.01 s later, each with a 0.05 s deadline; the timeline's clock
-# starts as job A starts. `deadline_of` maps each job not yet cancelled to its deadline. Each
-# turn of the loop waits until a job ends or the soonest deadline comes, then cancels every
-# job past its deadline and drops it from `deadline_of`; `pending`, which `wait` returns,
-# keeps every job not yet gone. In the output, job A, cancelled at its deadline, is still one
-# of the 2 pending at job B's, 0.01 s later.
+# Two jobs start 0.01 s apart, each with a 0.05 s deadline. The loop keeps two collections:
+#
+# - `deadline_of`: the jobs it still times, each with its deadline;
+# - `pending`: the jobs not gone yet, as `wait` returns them.
+#
+# Each turn waits until a job ends or the soonest deadline comes, then cancels each job past
+# its deadline and stops timing it. A cancelled job stays in `pending` until its cleanup is
+# over: in the output, job A is still one of the 2 pending when job B's deadline comes.
 
 # %%
 tl = Timeline()  # its clock starts as job A starts
@@ -1209,12 +1220,10 @@ show_call_site("04")
 #
 # A model of the quote and of `abort`, written for this page. slime's `abort` calls no
 # `cancel()`. It sets an "aborted" flag, asks every SGLang server to abort all its requests,
-# then waits with the same `FIRST_COMPLETED` loop until the pending set is empty; at the
-# commit quoted, `abort_servers_until_idle` repeats its request every 3 s until the server
-# reports none left. That is this page's "stop what is left, then wait for it", done
-# cooperatively. Our `abort(state)`, in the folded cell, keeps the two steps we can model,
-# setting `state.aborted` and draining the pending set; `generate_and_rm_group(group_id)`, one
-# group, is there too. With `--rollout-batch-size 32` (a common value
+# then waits with the same `FIRST_COMPLETED` loop until the pending set is empty: this page's
+# "stop what is left, then wait for it", done cooperatively. Our `abort(state)`, in the
+# folded cell, keeps the flag and the wait; `generate_and_rm_group(group_id)`, one group, is
+# there too. With `--rollout-batch-size 32` (a common value
 # in slime's example scripts) the loop has submitted at least 32 groups before its first
 # `wait`; here exactly 32. Group 5 fails after 0.02 s (one of its samples raised, as in
 # chapter 03's run); the others need 0.1 s.

@@ -321,10 +321,10 @@ print("✓ caller A moved on with the slot still taken; caller B saw it free aft
 # happened; what remained was the cleanup. `cancel()` returning tells the caller nothing about
 # that cleanup; awaiting the task (or waiting for it with `asyncio.wait`, or a done callback)
 # is how it learns that the cleanup is over. So caller B waits about as long as the cleanup,
-# 0.08 s. Caller A waits not at all, and finds its slot still taken.
+# 0.08 s. Caller A waits only one pass of the loop, and finds its slot still taken.
 #
-# If you did chapter 04's "A deadline for each job", you saw this once for one job under
-# `asyncio.wait`, whose timeout had run out. Here it is the rule for any caller: whoever
+# Chapter 04's "Before the exercise: a deadline for each job" showed this once, for one job
+# under `asyncio.wait`, whose timeout had run out. Here it is the rule for any caller: whoever
 # cancels a task and needs its cleanup done has to wait for the task.
 #
 # :::
@@ -385,17 +385,12 @@ print("✓ both callers were cancelled; the shielded save completed, the unshiel
 # Caller B cancels its worker and waits for the cleanup. Shutdown code does that in a
 # `finally`: cancel the jobs still running, then await them. What if the caller itself is
 # cancelled again while it waits there (a second Ctrl-C, or a supervisor's own timeout)?
-# `collect` below starts one job, `slow_to_stop`, which would run 1 s and, once cancelled,
-# needs 0.03 s to clean up; like chapter 04's `rollout_refill`, `collect` cancels and awaits
-# its job in a `finally`. The cell after it cancels `collect` at 0.02 s, so the job is
-# cancelled and starts its cleanup then, and cancels `collect` again at 0.03 s, in the middle
-# of that cleanup. It runs once with `gather` in the `finally` and once with `asyncio.wait`.
 #
-# One fact about `gather` that you need here: what `asyncio.gather(...)` returns can be
-# cancelled, and cancelling it cancels each gathered task that has not finished yet. With
-# `return_exceptions=True`, as here, the `gather` then ends only when the last of those tasks
-# has ended, and it raises `CancelledError` instead of returning the list. `asyncio.wait`
-# never cancels the tasks it waits for (chapter 04). The cell below shows the first half: it
+# First, one fact about `gather` that the answer turns on: what `asyncio.gather(...)`
+# returns can be cancelled, and cancelling it cancels each gathered task that has not
+# finished yet. With `return_exceptions=True`, the `gather` then ends only when the last of
+# those tasks has ended, and it raises `CancelledError` instead of returning the list. (By
+# contrast, `asyncio.wait` never cancels the tasks it waits for: chapter 04.) The cell below
 # cancels a `gather`, not the task it gathers, and looks at the task.
 
 # %%
@@ -406,9 +401,37 @@ await asyncio.wait([gathered], timeout=1)
 print("the child cancelled:", child.cancelled(),
       "| the gather ended with", repr(gathered.exception()))
 
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
+def draw_two_stops(run_of: dict[str, Timeline]) -> None:
+    """Both runs on one axis: `collect` until it ended, the job until it was gone."""
+    from lab_snippets.timeline import Event
+
+    drawn = Timeline()
+    for name, run in run_of.items():
+        at = {e.name: e.at for e in run.events}
+        job, collector = f"{name}: the job", f"{name}: collect"
+        drawn.add(collector, drawn.t0, drawn.t0 + at["collect ended"], state="waiting")
+        drawn.add(job, drawn.t0, drawn.t0 + at["first cancel"], state="waiting")
+        drawn.add(job, drawn.t0 + at["first cancel"], drawn.t0 + at["the job gone"],
+                  state="cleanup")
+        drawn.events += [Event(f"{collector} cancelled", at[c])
+                         for c in ("first cancel", "second cancel")]
+    drawn.plot("A second cancel during the job's cleanup: gather vs asyncio.wait",
+               lanes=[f"{n}: {lane}" for n in run_of for lane in ("collect", "the job")])
+
 # %% [markdown]
+# Now the experiment. In the cell below:
+#
+# - `slow_to_stop` is a job that would run 1 s and, once cancelled, needs 0.03 s to clean up;
+# - `collect` starts one such job and, in a `finally`, cancels it and awaits it, as chapter
+#   04's `rollout_refill` does; it awaits it one of two ways, `gather_jobs` or `wait_jobs`.
+#
+# The answer cancels `collect` at 0.02 s, so the job starts its cleanup then, and cancels
+# `collect` again at 0.03 s, in the middle of that cleanup; it runs once with each way.
+#
 # **Predict:** with which of the two, `gather` or `asyncio.wait`, is the job already gone when
 # `collect` ends? And what does the second cancel do to the job's 0.03 s cleanup in that run?
+# The answer prints both runs and draws them, a black tick at each cancel of `collect`.
 
 # %%
 async def slow_to_stop(name: str, tl: Timeline) -> str:
@@ -423,6 +446,7 @@ async def slow_to_stop(name: str, tl: Timeline) -> str:
     return name
 
 
+# %%
 async def collect(tl: Timeline, wait_for_jobs) -> None:
     jobs = [asyncio.create_task(slow_to_stop("the job", tl))]
     try:
@@ -432,8 +456,13 @@ async def collect(tl: Timeline, wait_for_jobs) -> None:
             task.cancel()
         await wait_for_jobs(jobs)
 
-async def gather_jobs(jobs): await asyncio.gather(*jobs, return_exceptions=True)
-async def wait_jobs(jobs): await asyncio.wait(jobs, timeout=1)
+
+async def gather_jobs(jobs):
+    await asyncio.gather(*jobs, return_exceptions=True)
+
+
+async def wait_jobs(jobs):
+    await asyncio.wait(jobs, timeout=1)
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -443,8 +472,10 @@ for name, wait_for_jobs in (("gather", gather_jobs), ("asyncio.wait", wait_jobs)
     caller = asyncio.create_task(collect(stopping, wait_for_jobs))
     await asyncio.sleep(0.02)
     caller.cancel()  # the first cancel
+    stopping.mark("first cancel")
     await asyncio.sleep(0.01)
     caller.cancel()  # the second, while the finally waits for the job
+    stopping.mark("second cancel")
     await asyncio.wait([caller], timeout=1)
     stopping.mark("collect ended")
     await asyncio.sleep(0.05)  # let a job still cleaning up finish
@@ -452,6 +483,7 @@ for name, wait_for_jobs in (("gather", gather_jobs), ("asyncio.wait", wait_jobs)
     when = "before" if stopping.order("the job gone", "collect ended") else "after"
     print(f"{name:<13} collect ended at {at['collect ended']:.2f} s;",
           f"the job was gone at {at['the job gone']:.2f} s, {when} it")
+draw_two_stops(run_of)  # folded above: the plotting code
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: second-cancel-reaches-gathered-jobs-only
@@ -479,6 +511,10 @@ print("✓ gather: collect ended after its job was gone; "
 #   `collect` ends with its job still cleaning up, and the cleanup runs on to 0.05 s with
 #   nobody waiting for it.
 #
+# In the figure, the job's purple cleanup is cut short at the second tick under `gather`,
+# and `collect` ends just after it; under `asyncio.wait`, `collect` ends at the second tick
+# and the cleanup runs on alone to 0.05 s.
+#
 # So the two keep different promises. With `gather`, once `collect` has ended its job is gone,
 # at the price of a cleanup cut short; chapter 04's `rollout_refill` awaits its cancelled
 # groups with `gather`, so however often its caller cancels it, no group outlives it. With
@@ -489,9 +525,13 @@ print("✓ gather: collect ended after its job was gone; "
 # %% [markdown]
 # :::{dropdown} Going further: a cancel swallowed on purpose, then a `TaskGroup` (Python 3.13)
 #
-# Sometimes a worker swallows a cancel on purpose: a supervisor cancels it to mean "drop this
-# sample and take the next", and the worker catches `CancelledError` and carries on. What
-# does that swallowed cancel do later?
+# The question: a worker swallows a cancel on purpose, then runs a `TaskGroup` whose child
+# fails, and handles that failure. On Python 3.13 and later, does the worker's return value
+# reach its caller?
+#
+# Workers swallow cancels on purpose: a supervisor cancels one to mean "drop this sample and
+# take the next", and the worker catches `CancelledError` and carries on. What does that
+# swallowed cancel do later?
 #
 # Since Python 3.11 every task counts the cancel requests it has received and not taken back:
 # `task.cancelling()`. `task.uncancel()` takes one back. The first folded run below cancels a

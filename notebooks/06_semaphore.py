@@ -52,7 +52,7 @@ SEED = 6
 #
 # The cell below creates 12 tasks, and each one goes through a `Semaphore(3)`. `InFlight`
 # counts how many tasks are inside its `with` block at once and keeps the peak. Right after
-# the loop has let every task take its first step, how many tasks exist, how many have
+# the event loop has let every task take its first step, how many tasks exist, how many have
 # started their body, and how many are inside the limited section?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
