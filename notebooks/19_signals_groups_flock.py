@@ -15,7 +15,7 @@
 #    without that forwarding;
 # 4. find out what becomes of an `fcntl.flock` whose holder is killed by SIGKILL.
 #
-# **Needs** chapters 12 (processes) and 18 (process lifecycle) · about 55 minutes
+# **Needs** chapters 12 (processes) and 18 (process lifecycle) · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -144,14 +144,20 @@ print("✓ SIGKILL ended the parent; both children ran on, adopted by another pr
 #
 # The cell below starts the same `spawn-children` with `Popen(..., start_new_session=True)`,
 # which gives it a group of its own whose id is its own pid (`leader` is that `Popen`). It
-# prints the group id of each process and sends one SIGTERM with `os.killpg` to the group
-# whose id is `leader.pid`; `wait_until_gone(pids, timeout)`, folded with `running`, polls
-# until none of the pids runs and returns when each went. The plotting code is folded here;
-# its figure comes with the answer.
+# prints the group id of each process, then sends one SIGTERM to the whole group, with
+# `os.killpg` and the group's id, `leader.pid`.
+#
+# Two folded helpers:
+#
+# - `wait_until_gone(pids, timeout)`, folded above with `running`, polls until none of the
+#   pids runs and returns when each went;
+# - the plotting code, folded next, draws the figure that comes with the answer.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code for the figure in the answer below: both runs"}
 import matplotlib.pyplot as plt
 from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+STUB = "running, up to the signal (a few ms: too thin to see)"
 
 
 def draw_both_runs():
@@ -170,11 +176,11 @@ def draw_both_runs():
     fig, (ax_a, ax_b) = plt.subplots(2, 1, figsize=(8, 4.4), layout="constrained", sharex=True)
     fig.suptitle("Killing a parent versus killing its process group: which processes each signal reached")
     run_a.plot("SIGKILL to the parent", ax=ax_a, lanes=["plain parent", "its child 1", "its child 2"],
-               xlabel="", meanings={"blocked": "orphan, still running"})
+               xlabel="", meanings={"running": STUB, "blocked": "orphan, still running"})
     run_b.plot("one killpg(SIGTERM) to the group", ax=ax_b,
                lanes=["group leader", "its child 1", "its child 2"],
-               xlabel="time since its children were running (ms)",
-               meanings={"cancelled": "from the signal to the exit"})
+               xlabel="ms since the parent reported its children started",
+               meanings={"running": STUB, "cancelled": "from the signal to the exit"})
     for row in (1, 2):  # the orphans' lanes end where we looked, not where they ended
         ax_a.annotate("runs on (3 s)", (looked_a - started_a, row), xytext=(4, 0),
                       textcoords="offset points", va="center", fontsize=8)
@@ -285,7 +291,10 @@ print("✓ process_group=0: a group of its own, in our session")
 # then waits for the child and exits with the child's status, the way a shell reports it. The
 # child here, `report-signals`, catches SIGTERM and SIGINT and prints the signal it got.
 #
-# Here is `wrap` with its forwarding handler, then the child's handler for both signals:
+# Here is `wrap` with its forwarding handler, then the child's handler for both signals. In
+# these excerpts `_say(text)` prints a line at once (one unbuffered write, safe in a signal
+# handler), and `_bounded(seconds)` caps a duration at `MAX_LIFETIME` (8 s), so that no course
+# program can run for long:
 
 # %% tags=["remove-input"]
 from lab_snippets.proc_workers import _cmd_hold_flock, _cmd_report_signals, _cmd_wrap
@@ -475,8 +484,8 @@ print("✓ refused while the child held it; ours as soon as SIGKILL ended the ho
 # 1. start `command` with `subprocess.Popen` in a new session (so it leads its own process
 #    group), with its output discarded (`stdout=subprocess.DEVNULL`);
 # 2. if it exits within `budget` seconds, return its return code;
-# 3. otherwise SIGTERM the whole group, wait up to `grace` seconds for the leader (and no
-#    longer than it takes to exit), then SIGKILL the whole group (some members may ignore
+# 3. otherwise SIGTERM the whole group, wait up to `grace` seconds for the leader (stop
+#    waiting as soon as it exits), then SIGKILL the whole group (some members may ignore
 #    SIGTERM; if the group is already gone, `os.killpg` raises `ProcessLookupError`: catch
 #    it), reap the leader (bounded) and return its return code.
 #
@@ -489,7 +498,7 @@ print("✓ refused while the child held it; ours as soon as SIGKILL ended the ho
 # maybe ignoring SIGTERM alone):
 #
 # - **code**: the leader's own return code, once it is reaped: its exit code when it ends in
-#   time or during its cleanup, minus the signal that ended it otherwise;
+#   time or during its cleanup, `-N` for signal N if a signal ended it;
 # - **output**: discarded, so a job that writes a lot still ends in time;
 # - **signals**: SIGTERM to the whole group once the budget has run out (not before, and none
 #   to a job that ends in time), SIGKILL to the whole group after the leader has exited or
@@ -759,7 +768,7 @@ _sc.differential(run_group_with_budget, _reference, _scenarios, _sth.Beside(_obs
 # - **Gap 2, the wrapper's own graceful stop:** its handler first signals only the test's own
 #   process (`child.terminate()`). A test that exits on that within 5 s ends the wrapper at once
 #   (`sys.exit`), and the processes the test started are never signalled: they may outlive the
-#   locks. The first quote shows it.
+#   locks. The first quote shows it, and the second run below.
 #
 # Below, a holder in the shape of
 # `gpu_lock_exec` (the program `GPU_WRAPPER`, folded) takes the lock, starts a 3 s "test" in a
@@ -802,6 +811,68 @@ print("the next job got the lock:", next_job_got_lock,
 assert gpu_wrapper.returncode == -signal.SIGKILL and test_pid in test_gone
 assert next_job_got_lock and test_still_running, "the lock went with the wrapper; the test ran on"
 print("✓ two jobs on one GPU: the lock was free while the killed wrapper's test still ran")
+
+# %% [markdown]
+# Gap 2 the same way. `GRACEFUL_WRAPPER` (folded) starts a "test", the program
+# `TEST_WITH_A_CHILD`, in a new session, and its SIGTERM handler stops it as
+# `gpu_lock_exec`'s does: `terminate()` to the test alone, a wait of up to 5 s, then
+# `sys.exit`. The test has started a 3 s child of its own, and exits on SIGTERM.
+
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the wrapper and its test"}
+TEST_WITH_A_CHILD = """
+import subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3)"])
+print(child.pid, flush=True)
+time.sleep(3)
+"""
+GRACEFUL_WRAPPER = """
+import signal, subprocess, sys, time
+test = subprocess.Popen([sys.executable, "-c", sys.argv[1]], start_new_session=True,
+                        stdout=subprocess.PIPE)
+def stop(signum, frame):
+    test.terminate()  # the test's own process only
+    test.wait(timeout=5)
+    sys.exit(128 + signum)
+signal.signal(signal.SIGTERM, stop)
+print("ready", test.pid, test.stdout.readline().decode().strip(), flush=True)
+while test.poll() is None:  # polled, as gpu_lock_exec does
+    time.sleep(0.05)
+"""
+
+# %% [markdown]
+# We send the wrapper one SIGTERM. Predict: afterwards, do the test and its child still run?
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+wrapper = subprocess.Popen([sys.executable, "-c", GRACEFUL_WRAPPER, TEST_WITH_A_CHILD],
+                           stdout=subprocess.PIPE)
+_, test_pid, its_child = read_line(wrapper.stdout, timeout=10).split()
+wrapper.terminate()  # SIGTERM: the wrapper's graceful stop
+wrapper.communicate(timeout=10)
+time.sleep(0.1)
+after_stop = {"test": running(int(test_pid)), "its child": running(int(its_child))}
+if after_stop["its child"]:
+    os.kill(int(its_child), signal.SIGKILL)  # our cleanup
+child_gone = wait_until_gone([int(its_child)], timeout=5)
+print("wrapper exit code:", wrapper.returncode, "· still running:", after_stop)
+
+# %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+# claim: a-graceful-wrapper-stop-orphans-the-tests-children
+assert wrapper.returncode == 128 + signal.SIGTERM and int(its_child) in child_gone
+assert not after_stop["test"], "the test exited on its SIGTERM"
+assert after_stop["its child"], "nothing signalled the test's child: it ran on"
+print("✓ the wrapper's graceful stop ended the test; the test's own child ran on")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# The handler's `terminate()` sends SIGTERM to one pid, the test's. The test died of it, the
+# handler's wait returned at once, and the wrapper exited with 128 + 15 = 143. Nothing sent
+# the test's child anything: it sat in the test's process group, which `killpg` would have
+# reached, and `gpu_lock_exec` sends that only when the test is still running after 5 s. With
+# the wrapper gone, its locks are free while the child runs on: the same hole as Gap 1, by the
+# graceful path. Signalling the group first, as the exercise does, closes it.
+#
+# :::
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site

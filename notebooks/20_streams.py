@@ -414,10 +414,11 @@ fig = draw_clients()  # folded above, with the clients
 # is cut off 0.3 s later. All that time the good client asks every 0.02 s or so and is
 # answered: more than a dozen replies, all in order.
 #
-# The server's counts follow from the good client's replies. `frames`, the whole frames it
-# read, is two more: the good client's, plus the malformed client's two. `replies`, the normal
-# answers, is one fewer than `frames`: all but the one `error:malformed`. `clean eof` is 2,
-# the good and the malformed client, which hung up between two frames. The good client pauses
+# The server's counts follow from the good client's replies. `frames`, the whole frames the
+# server read, is the good client's frames, one per reply it got, plus the malformed client's
+# two: after 17 replies, say, 19 = 17 + 2. `replies`, the normal answers, is one fewer than
+# `frames`: all but the one `error:malformed`. `clean eof` is 2, the good and the malformed
+# client, which hung up between two frames. The good client pauses
 # 0.02 s between requests, far below the 0.3 s idle timeout, so the idle rule can only cut off
 # the silent client.
 #
@@ -448,7 +449,14 @@ print(f"✓ {len(good)} replies to the good client, in order, the last after all
 # ## Measure: how much can a writer write before `drain()` waits?
 #
 # The cells so far called `await writer.drain()` after their writes without saying why. Here
-# is where the bytes go (asyncio in Python 3.11 to 3.13):
+# is where the bytes go (asyncio in Python 3.11 to 3.13): from `write()` through three buffers,
+# top to bottom, to the server's `read()`.
+#
+# | buffer | where it is | what empties it |
+# |---|---|---|
+# | the transport's write buffer (the one `drain()` looks at) | your process | the event loop, as the kernel makes room |
+# | the send buffer | the kernel, your socket | the kernel, sending to the peer |
+# | the receive buffer | the kernel, the server's socket | the server's reads |
 #
 # - `writer.write(data)` never waits. When nothing is waiting in the transport, it hands the
 #   kernel as many bytes as the kernel's socket buffers have room for (a send buffer on this
@@ -461,6 +469,9 @@ print(f"✓ {len(good)} replies to the good client, in order, the last after all
 #   `drain()` waits until the buffer is down to 16,384 bytes (16 KiB, the *low-water mark*),
 #   which happens only as the reader reads. Until that pause, `drain()` returns at once.
 #   These are the defaults; `writer.transport.set_write_buffer_limits()` changes them.
+#
+# This is {term}`backpressure`: a writer faster than its reader is made to wait for it, instead
+# of piling the bytes up in its own memory.
 #
 # Below, the server accepts the connection but reads nothing until we set `gate`
 # (`read_gate=gate`), and answers each frame with its length (`reply=`). The client writes
@@ -631,9 +642,13 @@ print("✓ drain() waited from the transport's pause until the reader read and i
 # writer. The `drain()` after that write waited until the server read and the buffer fell to
 # 16,384 bytes or fewer (the figure's dashed lines).
 #
+# The check's output also counts short pause/resume cycles before that drain: while the
+# kernel's buffers grew, the transport could pause the writer and resume it a moment later, so
+# a `drain()` that met such a pause waited less than 0.5 s and the loop went on.
+#
 # :::
 #
-# :::{dropdown} Going further: where the passed-on bytes went, and short pauses
+# :::{dropdown} Going further: where the passed-on bytes went
 #
 # - **The kernel's buffers.** Linux grows its loopback TCP buffers up to `net.ipv4.tcp_rmem`
 #   and `tcp_wmem`, so how many megabytes fit depends on the machine.
@@ -641,9 +656,6 @@ print("✓ drain() waited from the transport's pause until the reader read and i
 #   socket into a buffer of its own even while the handler reads nothing, and stops only once
 #   that buffer holds more than 131,072 bytes (twice its default limit of 64 KiB). The
 #   answer's "passed on" line counts these bytes with the kernel's.
-# - **Short pauses.** While the kernel's buffers grew, the transport may have paused the
-#   writer for a moment and resumed it as the kernel made room; a `drain()` that met such a
-#   pause waited less than 0.5 s. The check's "short pause/resume cycles" line counts them.
 # - **The figure.** The client's green bar is the `drain()` that waited, then the next one for
 #   the 0.3 s the gate stayed shut. The server's lane stays light green to its end: it read
 #   nothing while the gate was shut, and once the gate opened it read so fast that its blue is

@@ -16,7 +16,7 @@
 # 3. write a decorator for async functions, and measure what a plain wrapper's span covers;
 # 4. implement a hook runner that awaits only what is awaitable and reads hooks that stream.
 #
-# **Needs** chapters 01 (coroutine function, object, body) and 03 (Tasks) · about 55 minutes
+# **Needs** chapters 01 (coroutine function, object, body) and 03 (Tasks) · about 65 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -185,7 +185,9 @@ print(f"✓ the two checks disagree on {len(disagree)} hooks; neither sees the a
 # step by step. A `Task` (chapter 03) is a kind of Future: it has `__await__`.
 #
 # **Predict.** Which of the five checks give `True` for `ReadyScore(0.5)`, and which for the
-# `Task`?
+# `Task`? What is at stake: a framework that awaits a hook's result only when
+# `isinstance(result, Coroutine)` says so. Which hooks of the first table would it leave
+# unawaited, passing on a `Task` or a `ReadyScore` as if it were the score?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show old_style, a pre-async-def coroutine"}
 import types
@@ -237,6 +239,12 @@ print("✓ ReadyScore and a Task are Awaitable; the generator-based coroutine on
 # `inspect.isawaitable` says `True` on every row that `await` accepts and `False` on the async
 # generator.
 #
+# So the framework that awaits only a `Coroutine` fails on two hooks: `score_scheduled`'s
+# `Task` and `score_ready`'s `ReadyScore` go on unawaited, as if they were scores, and the next
+# hook or the reward receives an object where it expected a sample. The hooks that return a
+# coroutine (`score_later`, `ScoreClient()`) pass, which is why such a check can look right in
+# a test of `async def` hooks alone.
+#
 # :::
 #
 # :::{dropdown} The `old_style(0.5)` row: a coroutine from before `async def`
@@ -252,7 +260,8 @@ print("✓ ReadyScore and a Task are Awaitable; the generator-based coroutine on
 # ## Does anything check an annotation?
 #
 # The function below is annotated to return an awaitable, returns a number, and is awaited.
-# Run it and look at the line the traceback points to.
+# Predict: does Python object at the `return` that breaks the promise, or only at the `await`?
+# Then look at the line the traceback points to.
 
 # %% tags=["raises-exception", "hide-output"] mystnb={"code_prompt_show": "Show the result"}
 def promised_awaitable(sample: str) -> Awaitable[float]:
@@ -559,8 +568,10 @@ assert asyncio_says == inspect.iscoroutinefunction(score_async)
 # working. The cell runs `run_chain_by_result` from the extension-point section as a task, on a
 # chain whose second hook waits on a server that never answers, cancels that task after
 # 0.02 s, and prints whether it ended cancelled and which hooks noted anything.
+#
+# Predict: does the stuck hook's `finally` run, and is the hook after it, `next_hook`, called?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 events: list[str] = []
 
 
@@ -585,12 +596,16 @@ await asyncio.wait([caller], timeout=1)
 print(f"caller cancelled: {caller.cancelled()} | events: {events}")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # `await result` runs the hook's coroutine inside the caller's task, so the cancel is thrown
 # into the hook where it waits: its `finally` runs, the cancel comes out of the caller, and
 # `next_hook` is never called. Nothing extra is needed for that, and a stream read with
 # `async for` is stopped the same way, since each step of the loop is awaited in the caller's
 # task too. What would break it is putting the hook out of the cancel's reach, for example
 # `await asyncio.shield(result)`: the caller would end cancelled while the hook ran on.
+#
+# :::
 
 # %% [markdown]
 # ## Exercise 21.1 · Apply hooks, whatever their kind

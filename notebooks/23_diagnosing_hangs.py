@@ -1025,12 +1025,11 @@ show_call_site("23")
 # Would an await chain, logged in that handler, tell the stuck rollouts apart?
 # `asyncio.timeout` works by cancelling the rollout's own task. The cell below takes one stuck
 # rollout's await chain twice: from outside, before its 0.05 s deadline, and inside its own
-# `except TimeoutError`, where slime's handler writes the diagnostic. `waits_on(event)`, defined
-# in the experiment of the Python 3.14 fold above, does nothing but await `event.wait()`.
+# `except TimeoutError`, where slime's handler writes the diagnostic.
 
 # %%
 async def stuck_rollout() -> None:
-    await waits_on(asyncio.Event())  # never set: stuck for good
+    await asyncio.Event().wait()  # never set: stuck for good
 
 
 chains: dict[str, list[str]] = {}
@@ -1053,9 +1052,9 @@ for when, chain in chains.items():
     print(f"{when:<20}", " → ".join(chain))
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-assert "waits_on" in chains["before the deadline"], "from outside, the chain reaches the stuck await"
+assert "stuck_rollout" in chains["before the deadline"], "from outside, the chain reaches the stuck await"
 assert chains["in the except"] == ["timed_rollout"], "in the except, only the handler's own coroutine"
-print("✓ the chain reached waits_on before the deadline; in the except it held only the handler")
+print("✓ the chain reached stuck_rollout before the deadline; in the except it held only the handler")
 
 # %% [markdown]
 # In the `except`, the chain holds only the handler's own coroutine. The cancellation unwound

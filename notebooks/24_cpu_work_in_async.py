@@ -179,8 +179,8 @@ else:
 # processes had the CPUs. `to_thread` moves the *waiting* off the loop; it does not add CPU. For
 # throughput, scoring needs other processes.
 #
-# And the loop's turns are short and seldom: its silences are short, but many short silences
-# still add up to nearly the whole work; the three-ways figure further down shows it.
+# And the loop's turns are short and seldom: each time the loop wants to run, it first waits
+# for the GIL, up to a switch interval; the three-ways figure further down shows it.
 #
 # :::
 #
@@ -223,16 +223,13 @@ async def two_calls(pool) -> tuple[float, float, set]:
 
 
 # %% [markdown]
-# First the parallelism. Predict: two `burn(1200)` calls (four times the `to_thread` section's)
-# run at once in two processes, each pinned to a CPU of its own as in chapter 12, on a machine
-# with two idle CPUs. Are both ever executing at the same instant, and how close to 2 CPUs busy
-# can they come?
+# First the parallelism. Two `burn(1200)` calls (four times the `to_thread` section's) run at
+# once, first in two threads, then in two processes, each process pinned to a CPU of its own as
+# in chapter 12. Predict, for a machine with two idle CPUs: how many CPUs does each pair keep
+# busy on average, and are its two calls ever executing at the same instant?
 #
-# The answer runs the same pair in two threads beside them, for comparison (after the
-# `to_thread` section that row holds no surprise). Its first line says what this machine let
-# the two processes do. Then, for each pair, it prints the share of the time during which
-# **both** calls were executing at once (each `burn` notes when it was executing, as in
-# chapter 12) and how many CPUs the two kept busy on average.
+# For each pair the answer prints the share of the time during which **both** calls were
+# executing (each `burn` notes when it was executing) and the CPUs the pair kept busy.
 
 # %% tags=["remove-cell", "needs-cores"]
 # Not shown: a first, plain run of CPU seconds per second (the exercise's grading runs this cell
@@ -280,17 +277,12 @@ async def both_at_once(pool, cpus=(None, None)) -> dict:
 
 
 def what_this_run_saw(pair: dict) -> str:
-    """Which machine this run had, in one line, read from the processes' own shares."""
+    """What this run let the pinned processes do, in one line: their own shares, no verdict."""
     first, second = pair["each"]
     if len(CPUS) < 2:
         return "→ this run: one CPU only, so the processes too could only take turns"
-    if min(first, second) >= 0.9:  # neither process waited for its CPU
-        return (f"→ this run: two CPUs were free; each process ran {first:.0%} and "
-                f"{second:.0%} of the time, and both at once {pair['both']:.0%}")
-    # a busy machine: say so, rather than leave the numbers to contradict the Why
-    return (f"→ this run: the machine was busy; each process ran only {first:.0%} and "
-            f"{second:.0%} of the time, so they overlapped {pair['both']:.0%} "
-            "(with two idle CPUs, nearly all the time)")
+    return (f"→ this run: the two processes were executing {first:.0%} and {second:.0%} of "
+            f"the time (waiting for their CPUs the rest), both at once {pair['both']:.0%}")
 
 
 def shut_down_within(pool, seconds: float = 10) -> bool:
@@ -321,12 +313,12 @@ async def compare_threads_and_processes() -> dict[str, list[dict]]:
 # %% tags=["hide-output", "needs-cores"] mystnb={"code_prompt_show": "Show the answer"}
 side_by_side = await compare_threads_and_processes()  # folded: 3 rounds each
 best_pair = max(side_by_side["two processes"], key=lambda r: r["both"])
-print(what_this_run_saw(best_pair))  # first: what this machine let the processes do
 for kind, runs in side_by_side.items():
     both = max(r["both"] for r in runs)  # best of three
     cpu = max(r["cpu"] for r in runs)
     print(f"{kind:<14} both executing at once: {both:4.0%} of the time",
           f"· {cpu:.2f} CPUs busy on average (CPU seconds per second)")
+print(what_this_run_saw(best_pair))  # folded: each process's own share
 print("load average of this machine meanwhile:",
       f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
 
@@ -362,25 +354,22 @@ else:
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Read the first column. **Two threads** were never executing at the same instant: the GIL
-# lets one of them run Python code at a time (the `to_thread` section), so their share is zero
-# on any machine, and their CPU seconds per second stay at one or below. **Two processes**
-# each have their own interpreter and GIL, so nothing in Python keeps them apart, and each had
-# a CPU of its own: both execute at once whenever each gets its CPU at the same moment. With
-# two idle CPUs that is nearly all the time, close to 2 CPU seconds per second. On a busy
-# machine other programs take turns on those two CPUs: each process then runs only part of the
-# time, and the two overlap about as often as chance has them meet (the check asks for at
-# least a tenth of the product of their shares), where the threads never do. The answer's
-# first line says which this run saw.
+# Two threads keep one CPU busy at most, and are never executing at the same instant: the GIL
+# lets one of them run Python code at a time (the `to_thread` section), on any machine. Two
+# processes each have their own interpreter and GIL, and here a CPU each: with two idle CPUs
+# both execute nearly all the time, and the pair keeps close to 2 CPUs busy.
 #
 # :::
 #
 # :::{dropdown} Going further: when the machine is busy
 #
 # When more programs want a CPU than there are CPUs (the load average, under the table: how many
-# wanted one, on average, over the last minute), each process waits for its turns, both numbers
-# fall, and the CPU seconds per second can come out no higher than the threads'. Then the first
-# column still tells the two apart. The rest of the chapter uses `process_pool`, whose workers
+# wanted one, on average, over the last minute), each process waits for its turns: the line
+# above the load gives the share of the time each one was executing. Then both numbers fall,
+# and the CPU seconds per second can come out no higher than the threads'. The first column
+# still tells the two apart: two processes that each execute part of the time overlap about as
+# often as chance has them meet, and threads never do (the check asks for at least a tenth of
+# the product of the two shares). The rest of the chapter uses `process_pool`, whose workers
 # are not pinned: the same load moves the crossover of the price table below, and it puts holes
 # in the process pool's lanes of the heartbeat figure further down. (A free-threaded build is
 # another matter: see the note on it in the `to_thread` section's Why.)
@@ -611,13 +600,27 @@ print("✓ scoring on the loop silenced it for most of the work (at least 0.8 of
 # is a heartbeat the loop answered, an instant too short to show as blue at that scale. The
 # second figure shows 50 ms of it: the loop did answer, as the `to_thread` section found, but
 # seldom, most ticks more than 6 ms apart. The printed numbers say the same: many gaps where the
-# loop had one, and their total about as large as the loop's one gap. `to_thread` cut the
-# silence into short pieces; it did not shorten it. Chapter 08's heartbeat figure showed a
+# loop had one, and their total about as large as the loop's one gap.
+#
+# Which cost is that? Not the longest silence: that did shorten, from the whole work to a few
+# milliseconds (the fold below prints it). The cost is a wait at every step of the loop: each
+# time the loop comes back to run a callback, it first waits for the GIL, up to a switch
+# interval (5 ms), so while the work runs a request that needs ten steps of the loop (each
+# `await` that suspends is one) takes ten of those waits, where an idle loop needs microseconds.
+# The red share counts only gaps over 6 ms, so it depends on that threshold: with a threshold
+# above the spacing of the ticks in the zoom, the lane would be mostly blue, and each step
+# would still wait. Chapter 08's heartbeat figure showed a
 # `to_thread` lane with no red at all: there the thread *waited* (slept), which releases the
 # GIL; here it runs Python code, which holds it.
 #
 # In the process pool the work holds none of this process's GIL: on a machine with a CPU to
 # spare, its heartbeat lane is almost all blue and its work lane almost one unbroken bar.
+#
+# The three work bars are the same work, the same CPU time. If one comes out longer (the pool's,
+# say), the work waited for a CPU during it: in holes over 6 ms, drawn as gaps, or in shorter
+# ones the lane merges into its bar. These are single runs on a shared machine, so a burst of
+# load stretches whichever run it falls on; on a quiet machine the pool's run takes no longer
+# than the loop's (the fold below prints each one's share of time with a CPU).
 #
 # :::
 
@@ -701,7 +704,10 @@ print("✓ the alarm cut the work short in the main thread and was refused in a 
 # long call into C code that does not check for signals itself (for example `zlib.compress` of
 # a large buffer) is interrupted only when it returns. A timeout that needs no signal: run the
 # work in a process and stop waiting for it (`asyncio.wait_for` around the executor call), or
-# kill the process.
+# kill the process. Stopping the wait frees only the caller: `wait_for` cancels the awaiting,
+# not a call that has started, so the pool's worker runs on to the end of the work and takes no
+# other call meanwhile. To stop the work itself, kill the process that runs it: a process of
+# its own, since a pool that loses a worker breaks (`BrokenProcessPool`) for every caller.
 
 # %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show the source of alarm_timeout and its caller"}
 from lab_snippets.cpu_work import alarm_timeout, score_with_alarm
@@ -988,7 +994,9 @@ from lab_snippets.sites import show_call_site
 show_call_site("24")
 
 # %% [markdown]
-# The next quote is a `SIGALRM` timeout like `alarm_timeout`, beside the DAPO scorer.
+# The next quote is a `SIGALRM` timeout like `alarm_timeout`, beside the DAPO scorer. At the
+# pinned commit nothing calls it yet, so the run after it is a what-if: what the first reward
+# to use it from the rollout's loop would get.
 
 # %% tags=["remove-input"]
 show_call_site("24b")
