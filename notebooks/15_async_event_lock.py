@@ -372,8 +372,10 @@ print(*plain["log"], sep="\n")
 # The fix changes two places, one for the waiters and one for the request that does the
 # load. A waiter awaits `asyncio.shield(shared)`, a wrapper of the shared
 # future (chapter 05): cancelling the waiter cancels its own wrapper, and the shared future
-# stays intact. And the `finally` releases the waiters when nobody completed the future (the
-# load raised, or request 0 itself was cancelled), so that no waiter waits on it forever.
+# stays intact. And the request that loads completes the future on every path, so that no
+# waiter waits on it forever: with the result, with the load's own error (a waiter's `except`
+# sees what went wrong, not a `CancelledError` nobody asked for), or cancelled when request 0
+# itself was cancelled.
 
 # %%
 async def update_weights(state: dict, load, path: str) -> str:
@@ -383,11 +385,16 @@ async def update_weights(state: dict, load, path: str) -> str:
     shared = state["in_flight"] = asyncio.get_running_loop().create_future()
     try:
         result = await load(path)
+    except asyncio.CancelledError:  # this request was cancelled: nobody will load
+        shared.cancel()  # release the waiters instead of leaving them waiting
+        raise
+    except Exception as error:  # the load failed: every waiter gets its error
+        shared.set_exception(error)
+        raise
+    else:
         shared.set_result(result)
         return result
     finally:
-        if not shared.done():  # the load raised, or this request was cancelled:
-            shared.cancel()  # release the waiters instead of leaving them waiting
         state["in_flight"] = None
 
 
