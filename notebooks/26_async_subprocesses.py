@@ -394,9 +394,9 @@ show_source(_cmd_spawn_children, first="sleep = [", last="_say(line)")
 # process group whose id is its pid, and returns the leader and its two children's pids.
 # The cell after it kills the leader with `kill()`, waits for it with `leader.wait()` (at most
 # 0.5 s), then reads its stderr to the end, as `communicate()` would, for at most 0.3 s.
-# `kill()` only sends the signal: asyncio records the exit a few loop turns later, so the
-# `wait()` called on the next line finds no exit recorded yet: it is already pending when
-# the leader dies.
+# `kill()` only sends the signal: asyncio records the exit later, once it is told the process
+# has ended, so the `wait()` called on the next line finds no exit recorded yet: it is
+# already pending when the leader dies.
 # Predict: once the leader is dead, are its two children still running, does the read reach
 # the end of stderr, and does that `wait()` return?
 
