@@ -162,7 +162,8 @@ def draw_two_runs():
     lanes = [f"blocking: child {i}" for i in range(3)] + ["blocking: event loop"]
     lanes += [f"async: child {i}" for i in range(3)] + ["async: event loop"]
     return tl.plot("Three tool calls: blocking communicate() vs awaited communicate()",
-                   lanes=lanes)
+                   lanes=lanes, meanings={"blocked": "loop blocked (child waited for)",
+                                          "running": "loop ticking (child awaited)"})
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -213,9 +214,10 @@ print("✓ blocking: one child at a time and no heartbeat while it ran;",
 # except for short gaps while the interpreters start. The `async def` was never the point; the
 # `await` on something that really suspends is.
 #
-# The figure shows both runs on one time axis. Red bars are children waited for with the loop
-# blocked (and the loop's own lane red while it could not tick); blue bars are children
-# awaited. The red bars form a staircase, one child after the other; the blue bars overlap.
+# The figure shows both runs on one time axis. Every child bar is a child running; the colour
+# says what the loop did meanwhile. Red bars are children waited for with the loop blocked
+# (and the loop's own lane red while it could not tick); blue bars are children awaited, the
+# loop ticking. The red bars form a staircase, one child after the other; the blue bars overlap.
 # Each bar includes the start of a new Python interpreter, so it is longer than the 0.15 s
 # sleep.
 #
@@ -392,8 +394,11 @@ show_source(_cmd_spawn_children, first="sleep = [", last="_say(line)")
 # process group whose id is its pid, and returns the leader and its two children's pids.
 # The cell after it kills the leader with `kill()`, waits for it with `leader.wait()` (at most
 # 0.5 s), then reads its stderr to the end, as `communicate()` would, for at most 0.3 s.
-# Predict: once the leader is dead, are its two children still running, and does the read
-# reach the end of stderr?
+# `kill()` only sends the signal: asyncio records the exit later, once it is told the process
+# has ended, so the `wait()` called on the next line finds no exit recorded yet: it is
+# already pending when the leader dies.
+# Predict: once the leader is dead, are its two children still running, does the read reach
+# the end of stderr, and does that `wait()` return?
 
 # %%
 async def start_family() -> tuple[asyncio.subprocess.Process, list[int]]:
@@ -408,7 +413,7 @@ async def start_family() -> tuple[asyncio.subprocess.Process, list[int]]:
 leader, members = await start_family()
 leader.kill()
 # ends_within(aw, t): true if aw finished within t s (first section's folded helpers)
-leader_wait_returned = await ends_within(leader.wait(), 0.5)  # started before it died
+leader_wait_returned = await ends_within(leader.wait(), 0.5)  # exit not yet recorded
 leader_code = leader.returncode  # set once asyncio has recorded (reaped) the exit
 stderr_ended_at_kill = await ends_within(leader.stderr.read(), 0.3)  # read to its end
 # wait_until_gone(pids, timeout): polls until they exit; returns those still running

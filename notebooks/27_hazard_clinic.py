@@ -14,7 +14,7 @@
 # 4. find and fix the hazard in a piece of code you have not seen.
 #
 # **Needs** chapters 05 (cancellation), 06 (semaphores), 08 (blocking the loop), 13 (a loop
-# in a thread), 15 (async locks) and 26 · about 80 minutes
+# in a thread), 15 (async locks) and 26 · about 85 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -66,13 +66,8 @@ figure_style()
 # Hazard 2 starts from this path, so here is our model of it. `run_code` stands for the tool
 # and blocks (or awaits) for 10 ms; `execute_predictions` takes a permit and calls
 # `execute_tool`, which, with `tool_takes_permit=True`, takes a second permit from the same
-# semaphore, as slime's path does. The chapter runs it in three configurations:
-#
-# | `blocking_body` | `tool_takes_permit` | what it stands for | run in |
-# |---|---|---|---|
-# | `True` | `True` | slime's path as it is: a blocking tool, a permit taken twice | hazard 1, below |
-# | `False` | `True` | the same path with a tool that awaits | hazard 2 |
-# | `False` | `False` | a tool that awaits, the permit taken at one level only | hazard 2 |
+# semaphore, as slime's path does. `blocking_body=True, tool_takes_permit=True` is slime's
+# path as it is: a blocking tool, a permit taken twice.
 
 # %%
 class ToolPath:  # our model: a step takes a permit, then a tool that may take another
@@ -114,10 +109,10 @@ async def start_and_wait(calls, timeout: float) -> tuple[int, int]:
 # %% [markdown]
 # `start_and_wait(calls, timeout)`, folded above, starts the calls as tasks and returns how many
 # finished and how many were still stuck after `timeout`. Eight calls of slime's shape, a
-# blocking body and the permit taken twice, under a `Semaphore(4)`: all finish, one at a time,
-# as in chapter 26.
+# blocking body and the permit taken twice, start at once under a `Semaphore(4)`. Predict:
+# how many finish, and how many run at once?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 blocking = ToolPath(limit=4, blocking_body=True, tool_takes_permit=True)
 blocking_outcome = await start_and_wait(
     [blocking.execute_predictions() for _ in range(8)], timeout=2)
@@ -133,10 +128,16 @@ print("✓ with a blocking body all eight calls finished, one at a time")
 # %% [markdown]
 # ## Predict · hazard 2: what happens to hazard 1's path once its body awaits?
 #
-# The obvious fix for hazard 1 is a body that awaits. Apply it to slime's path, where
-# `execute_tool` takes its second permit **from the same semaphore** that
-# `execute_predictions` already holds one of. Predict: does one call alone finish, and how
-# many of eight calls started at once do?
+# Hazard 1's eight calls all finished, one at a time, as in chapter 26. The obvious fix is a
+# body that awaits. Apply it to slime's path, where `execute_tool` takes its second permit
+# **from the same semaphore** that `execute_predictions` already holds one of. Predict: does
+# one call alone finish, and how many of eight calls started at once do? The answer runs the
+# model in two more configurations:
+#
+# | `blocking_body` | `tool_takes_permit` | what it stands for |
+# |---|---|---|
+# | `False` | `True` | slime's path with a tool that awaits |
+# | `False` | `False` | a tool that awaits, the permit taken at one level only |
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 awaiting_twice = ToolPath(limit=4, blocking_body=False, tool_takes_permit=True)
@@ -190,14 +191,14 @@ show_call_site("27b")
 # through `asyncio.to_thread` (the `ray.get` blocks), and on `None` sleeps 50 ms and asks
 # again. Nothing fails, but each waiting request borrows a pool thread every 50 ms and sees
 # its result up to 50 ms late. The other way to wait is to be told: a future resolved the
-# moment the result is stored. Our model, `ResultTable` (folded), stands for the sample
-# manager: `get_result(rid)` is a blocking 2 ms call; `subscribe(rid)`, our cure and not
-# slime's, returns that future; a thread running `worker` publishes each result 0.2 to 0.3 s
-# after the request.
+# moment the result is stored. Our model, `ResultTable`, stands for the sample manager:
+# `get_result(rid)` is a blocking 2 ms call; `subscribe(rid)`, our cure and not slime's,
+# returns that future; a thread running `worker` publishes each result 0.2 to 0.3 s after the
+# request. Its bookkeeping is folded; the cure is shown after it.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers: a stand-in result table, its worker, the figure"}
-class ResultTable:
-    """Our model of a remote result table: a worker publishes results; handlers poll or subscribe."""
+class ResultTableBase:
+    """Our model of a remote result table: its bookkeeping, and the blocking get_result."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, round_trip: float, timeline: Timeline) -> None:
         self.loop, self.round_trip, self.timeline = loop, round_trip, timeline
@@ -208,16 +209,6 @@ class ResultTable:
         self.calls: dict[str, int] = {}
         self.inside = InFlight()  # .peak: the most get_result calls running at once
 
-    def publish(self, rid: str, value: str) -> None:  # the worker's thread
-        with self.lock:
-            self.published_at[rid] = time.monotonic()
-            subscriber = self.subscribers.pop(rid, None)
-            if subscriber is None:
-                self.results[rid] = value
-        self.timeline.mark(f"{rid}: published")
-        if subscriber is not None:
-            self.loop.call_soon_threadsafe(lambda: subscriber.done() or subscriber.set_result(value))
-
     def get_result(self, rid: str) -> str | None:  # a blocking call, like ray.get of a remote method
         with self.inside:
             time.sleep(self.round_trip)
@@ -226,17 +217,8 @@ class ResultTable:
             self.timeline.mark(f"{rid}: get_result")
             return self.results.pop(rid, None)
 
-    def subscribe(self, rid: str) -> asyncio.Future:  # the event loop's thread
-        future = self.loop.create_future()
-        with self.lock:
-            if rid in self.results:
-                future.set_result(self.results.pop(rid))
-            else:
-                self.subscribers[rid] = future
-        return future
 
-
-def worker(table: ResultTable, polled: list[str], told: list[str], start: float) -> None:
+def worker(table: "ResultTable", polled: list[str], told: list[str], start: float) -> None:
     # a result every 10 ms from 0.2 s on, a polled and a told request in turn
     rids = [rid for pair in itertools.zip_longest(polled, told) for rid in pair if rid]
     for i, rid in enumerate(rids):
@@ -244,7 +226,7 @@ def worker(table: ResultTable, polled: list[str], told: list[str], start: float)
         table.publish(rid, "ok")
 
 
-def draw_waits(tl: Timeline, table: ResultTable, polled: list[str], told: list[str],
+def draw_waits(tl: Timeline, table: "ResultTable", polled: list[str], told: list[str],
                started: float, noticed_at: dict[str, float]) -> None:
     """One lane per request: waiting for its result, then the lag until its handler has it."""
     for rid in polled + told:
@@ -256,6 +238,36 @@ def draw_waits(tl: Timeline, table: ResultTable, polled: list[str], told: list[s
     tl.plot("Waiting for a result: polled through to_thread every 50 ms, or told",
             lanes=polled + told,
             meanings={"waiting": "result not yet published", "failed": "published, not yet seen"})
+
+# %% [markdown]
+# The cure is two methods. `subscribe`, on the loop's thread, hands the handler a future, or
+# one already resolved if the result is in; `publish`, on the worker's thread, stores the
+# result or, if a handler is waiting, resolves its future. A future belongs to its loop, so
+# `publish` does not call `set_result` from its own thread: it hands the call to the loop with
+# `call_soon_threadsafe` (chapter 13).
+
+# %%
+class ResultTable(ResultTableBase):  # the bookkeeping and get_result: folded above
+    def subscribe(self, rid: str) -> asyncio.Future:  # the event loop's thread
+        future = self.loop.create_future()
+        with self.lock:
+            if rid in self.results:  # already published
+                future.set_result(self.results.pop(rid))
+            else:
+                self.subscribers[rid] = future
+        return future
+
+    def publish(self, rid: str, value: str) -> None:  # the worker's thread
+        with self.lock:
+            self.published_at[rid] = time.monotonic()
+            subscriber = self.subscribers.pop(rid, None)
+            if subscriber is None:
+                self.results[rid] = value
+        self.timeline.mark(f"{rid}: published")
+        if subscriber is not None:  # resolve it on the loop's thread
+            self.loop.call_soon_threadsafe(
+                lambda: subscriber.done() or subscriber.set_result(value))
+
 
 # %% [markdown]
 # `handle_by_polling` is slime's loop in miniature; `handle_by_notification` awaits the
@@ -326,8 +338,9 @@ print("✓ every poller made three or more blocking calls, at most 4 at once, an
 # a trip through a thread of the pool, and here 8 pollers shared 4 threads: at most 4 calls ran
 # at once, and the others waited in the pool's queue before they could even ask. Each call is
 # short here (2 ms), so that wait is short. slime's handler uses the default pool,
-# min(32, CPUs + 4) threads (chapter 25); when every thread is busy with a poll, a new
-# request's `submit`, which goes through the same pool, waits for a thread too.
+# min(32, CPUs + 4) threads (chapter 25). The model does not measure what follows, but it
+# follows from that queue: when every thread is busy with a poll, a new request's `submit`,
+# which goes through the same pool, waits in the same queue for a thread.
 #
 # The figure puts the run on one time axis: each lane is a request, green until its result is
 # published, then orange until its handler has it; the black ticks are its `get_result`
@@ -511,8 +524,8 @@ class TaskUpdateEndpoint(Endpoint):
         async with self.lock:
             if not self.state["in_progress"]:
                 update = asyncio.create_task(self._update(path))
-                self.state.update(in_progress=True, future=update)
-            update = self.state["future"]
+                self.state.update(in_progress=True, task=update)
+            update = self.state["task"]
         return await asyncio.shield(update)
 
     async def _update(self, path: str) -> dict:
@@ -524,7 +537,7 @@ class TaskUpdateEndpoint(Endpoint):
             return {"ok": False, "error": str(exc)}
         finally:
             async with self.lock:
-                self.state.update(in_progress=False, future=None)
+                self.state.update(in_progress=False, task=None)
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
@@ -861,8 +874,8 @@ print("✓ the bounded wait returned with the task still running; the callback r
 #    value, or all its exception;
 # 2. different keys are scored concurrently;
 # 3. once that call has ended, the next `get(key)` scores again;
-# 4. cancelling one caller affects neither the others nor a later `get(key)`, which joins the
-#    call while it runs;
+# 4. cancelling one caller affects neither the others nor a later `get(key)`: that one still
+#    joins the running call;
 # 5. `await aclose(timeout=1.0)` cancels the running calls and waits for them, at most
 #    `timeout` seconds, even if one ignores its cancellation (a bounded wait, chapter 05);
 #    once `aclose` is called, `get` raises `RuntimeError`.

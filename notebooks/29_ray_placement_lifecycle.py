@@ -227,12 +227,8 @@ print("✓ the group waited, reporting 2 GPUs and 0 free, and was placed once gr
 # ## `ray.kill` and the calls in flight
 #
 # `ray.kill(actor)` is how a driver stops an actor from outside; slime uses it on an engine
-# that fails its health check. By default `ray.kill` does not restart the actor: its
-# `no_restart` argument defaults to `True`, which the cell below spells out.
-#
-# Ray can restart an actor at all only if it was created with `max_restarts` above 0, so we
-# make ours restartable (`max_restarts=1`). That way the flag has a restart to prevent, and
-# the actor staying dead shows it at work.
+# that fails its health check. We make our actor restartable (`max_restarts=1`) so that
+# `no_restart=True`, `ray.kill`'s default, has a restart to prevent.
 #
 # `Worker` is a synchronous actor: its calls run one at a time, in order. We give it three
 # calls of 20 s each, so one is running and two are queued, and kill it half a second later.
@@ -358,8 +354,8 @@ print("✓ with the timeout only inside the call, the check waited out the 6 s c
 # :::{dropdown} Why
 #
 # A synchronous actor runs one call at a time, so the health call sat in the stuck engine's
-# queue behind the 6 s call, and its timeout, which counts only once the method runs, never
-# started. The caller's 30 s safety net was never reached, and slime's `ray.get` has none: there
+# queue behind the 6 s call. The stand-in ignores its timeout; slime's timeout, inside
+# `requests.get`, would only start once `health` runs, so it never started. The caller's 30 s safety net was never reached, and slime's `ray.get` has none: there
 # the wait lasts as long as the stuck call. Read the times: six seconds, not one. When `work` ended, `health` ran and answered
 # `True`: the stuck engine was reported healthy.
 # The healthy engine's check began only after that, 6 s late. In slime's monitor this wait
@@ -503,7 +499,7 @@ print("✓ the stuck engine was killed one timeout after its check began; the he
 #    after the round, and checks again, until `stop()`;
 # 2. a check waits at most `timeout`; an engine whose check times out or raises (in `ping` or
 #    `get`) is killed once, appended to `self.killed`, and not checked again; one that answers
-#    within `timeout`, however late, is never killed;
+#    before `timeout` runs out, even just before, is never killed;
 # 3. `stop()` returns at once mid-`interval`, and mid-round once the check or `kill` under
 #    way ends, leaving no thread.
 #
@@ -1040,18 +1036,8 @@ print("✓ ray.shutdown() stopped every process but kept the folder; raylab.stop
 # `slime/ray/utils.py`.
 #
 # The reason: a rollout engine runs on several GPUs, and Ray's default shows each actor only
-# the one GPU Ray placed it on. So slime hands each engine the first of its GPUs (`base_gpu_id`,
-# taken from the GPU order the second quote works out), and the engine uses that GPU and the
-# ones after it. On one node with two GPUs per engine and the rollout on the first GPUs
-# (`--colocate` or `--debug-rollout-only`):
-#
-# | rollout engine | `base_gpu_id` | GPUs it must see | with Ray's default it would see |
-# |---|---|---|---|
-# | 0 | 0 | 0 and 1 | one GPU |
-# | 1 | 2 | 2 and 3 | one GPU |
-#
-# Without those flags the rollout's GPUs come after the training's: with four training GPUs,
-# engine 0 starts at GPU 4 and engine 1 at GPU 6.
+# the one GPU Ray placed it on. The table after the second quote shows what slime does
+# instead.
 
 # %% tags=["remove-input"]
 from lab_snippets.sites import show_call_site
@@ -1060,6 +1046,21 @@ show_call_site("29")
 
 # %% tags=["remove-input"]
 show_call_site("29d")
+
+# %% [markdown]
+# That quote works out the GPU order of the bundles. slime hands each rollout engine the first
+# of its GPUs in that order (`base_gpu_id`), and the engine uses that GPU and the ones after
+# it. On one node with two GPUs per engine, when the rollout starts at the first GPU (slime's
+# `--colocate`, rollout and training sharing the GPUs, or `--debug-rollout-only`, rollout without
+# training):
+#
+# | rollout engine | `base_gpu_id` | GPUs it must see | with Ray's default it would see |
+# |---|---|---|---|
+# | 0 | 0 | 0 and 1 | one GPU |
+# | 1 | 2 | 2 and 3 | one GPU |
+#
+# Otherwise the rollout's GPUs come after the training's: with four training GPUs, engine 0
+# starts at GPU 4 and engine 1 at GPU 6.
 
 # %% tags=["remove-input"]
 show_call_site("29c")
