@@ -18,7 +18,7 @@
 # 4. pass results from a thread to the event loop through a `queue.Queue`, and count what
 #    each way of taking them costs the loop.
 #
-# **Needs** chapters 03 (tasks), 05 (cancellation) and 06 (semaphore) · about 65 minutes
+# **Needs** chapters 03 (tasks), 05 (cancellation) and 06 (semaphore) · about 70 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -372,14 +372,14 @@ print("✓ with task_done() join returned; without it, all 8 were handled and jo
 #
 # ## Ending cleanly on Python 3.13+: `Queue.shutdown()`
 #
-# Python 3.13 added a third way, `Queue.shutdown()`, which closes a queue: after it, `put()`
-# raises `QueueShutDown`, and so does a `get()` that finds the queue empty. Each consumer
-# ends with `except QueueShutDown: return`. The demonstration below puts six items for three
-# consumers and calls `shutdown()` once, at once, before any consumer has run (on an older
-# Python the cell says so instead).
+# Python 3.13 added a third way, `Queue.shutdown()`, which closes a queue: after it,
+# `put()` raises `QueueShutDown`, and so does a `get()` that finds the queue empty. Each
+# consumer ends with `except QueueShutDown: return`. The demonstration below puts six
+# items for three consumers and calls `shutdown()` once, at once, before any consumer
+# has run (on an older Python the cell says so instead).
 #
-# **Predict:** after that one call, how many of the three consumers end, and how many of the
-# six items are handled first?
+# **Predict:** after that one call, how many of the three consumers end, and how many of
+# the six items are handled first?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 if sys.version_info >= (3, 13):
@@ -415,10 +415,10 @@ if sys.version_info >= (3, 13):
     print("✓ shutdown(): all three consumers ended, all 6 items handled")
 
 # %% [markdown]
-# On 3.13 and later all three consumers end, and all six items are handled first: `get()`
-# looks at the shutdown mark only when it finds the queue empty, so one call ends however
-# many consumers there are. `shutdown(immediate=True)` would drop the waiting items instead,
-# and `get()` would raise at once.
+# On 3.13 and later all three consumers end, and all six items are handled first:
+# `get()` looks at the shutdown mark only when it finds the queue empty, so one call
+# ends however many consumers there are. `shutdown(immediate=True)` would drop the
+# waiting items instead, and `get()` would raise at once.
 
 # %% [markdown]
 # ## From a thread to the event loop: `queue.Queue`

@@ -305,11 +305,11 @@ print("✓ a concurrent.futures.Future cannot be awaited; wrapped, it is an asyn
 #
 # A `concurrent.futures.Future` has no `__await__`, so `await` on it raises `TypeError`;
 # a thread either blocks in `.result()` or registers a function with
-# `add_done_callback`, which the future calls when it is done. The event loop speaks the other kind,
-# `asyncio.Future`, which you `await`; it is not thread-safe and belongs to one loop.
-# `asyncio.wrap_future` wraps the first kind in the second, `run_in_executor` does that for
-# you, and awaiting the result gives the call's return value (here the name of the pool's
-# thread, `bridge_0`).
+# `add_done_callback`, which the future calls when it is done. The event loop speaks the
+# other kind, `asyncio.Future`, which you `await`; it is not thread-safe and belongs to
+# one loop. `asyncio.wrap_future` wraps the first kind in the second, `run_in_executor`
+# does that for you, and awaiting the result gives the call's return value (here the
+# name of the pool's thread, `bridge_0`).
 #
 # :::
 
@@ -1052,13 +1052,13 @@ show_call_site("08")
 show_call_site("08c")
 
 # %% [markdown]
-# **`post`: a wait that holds no thread.** The third quote is not in that server: `post`, in
-# slime's HTTP helpers, is a coroutine of the rollout's event loop. With distributed POST
-# switched on, it hands each request to a Ray actor (chapter 28: an object living in another
-# process). The call returns at once with an `ObjectRef`, a handle to a result not ready
-# yet; `ray.get(ref)` blocks a thread until it is, while `post` awaits the `ObjectRef`
-# itself, which holds no thread. The comment in `post` says why the `asyncio.to_thread(ray.get, ...)` it
-# replaced had to go.
+# **`post`: a wait that holds no thread.** The third quote is not in that server:
+# `post`, in slime's HTTP helpers, is a coroutine of the rollout's event loop. With
+# distributed POST switched on, it hands each request to a Ray actor (chapter 28: an
+# object living in another process). The call returns at once with an `ObjectRef`, a
+# handle to a result not ready yet; `ray.get(ref)` blocks a thread until it is, while
+# `post` awaits the `ObjectRef` itself, which holds no thread. The comment in `post`
+# says why the `asyncio.to_thread(ray.get, ...)` it replaced had to go.
 
 # %% tags=["remove-input"]
 show_call_site("08b")

@@ -14,7 +14,7 @@
 #    `join(timeout)`;
 # 4. find out what the interpreter does at exit with a daemon thread, and with a normal one.
 #
-# **Needs** chapter 08 (threads next to the event loop) · about 60 minutes
+# **Needs** chapter 08 (threads next to the event loop) · about 65 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -158,10 +158,11 @@ print("✓ the old value is read before count_tokens runs; the sum is stored aft
 #
 # :::{dropdown} What the four names mean
 #
-# Each line ends with the instruction's name. `LOAD_ATTR` reads an attribute, `CALL` calls a
-# function, `BINARY_OP` runs every binary operator (a number argument, not shown above,
-# picks the in-place add; Pythons before 3.11 have `INPLACE_ADD` instead), and `STORE_ATTR` writes an attribute.
-# The folded filter drops the stack shuffling around them.
+# Each line ends with the instruction's name. `LOAD_ATTR` reads an attribute, `CALL`
+# calls a function, `BINARY_OP` runs every binary operator (a number argument, not shown
+# above, picks the in-place add; Pythons before 3.11 have `INPLACE_ADD` instead), and
+# `STORE_ATTR` writes an attribute. The folded filter drops the stack shuffling around
+# them.
 #
 # :::
 
