@@ -415,10 +415,14 @@ if sys.version_info >= (3, 13):
     print("✓ shutdown(): all three consumers ended, all 6 items handled")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # On 3.13 and later all three consumers end, and all six items are handled first:
 # `get()` looks at the shutdown mark only when it finds the queue empty, so one call
 # ends however many consumers there are. `shutdown(immediate=True)` would drop the
 # waiting items instead, and `get()` would raise at once.
+#
+# :::
 
 # %% [markdown]
 # ## From a thread to the event loop: `queue.Queue`

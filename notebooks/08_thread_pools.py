@@ -1114,7 +1114,7 @@ best = {version: min(times) for version, times in took.items()}
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 print(f"default pool: {size} threads; {size} slow requests waiting")
-for version, seconds in best.items():
+for version, seconds in best.items():  # best: each version's faster run of the two
     print(f"  {version}: the four quick answers arrived after {seconds:.2f} s")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -1125,6 +1125,8 @@ assert ratio > 5, (
 print(f"✓ through to_thread the quick answers came {ratio:.0f}x later than by awaiting")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # The quick answers were ready after 0.02 s in both versions. Through `to_thread` each needed
 # a pool thread to wait in, and the slow requests held them all, so the quick answers came in
 # only when the slow ones freed the threads: just under 0.5 s after they were sent, since
@@ -1133,3 +1135,5 @@ print(f"✓ through to_thread the quick answers came {ratio:.0f}x later than by 
 # Had there been one slow request fewer than threads, the quick answers would have come in at
 # once through the one free thread (all four were answered after 0.02 s, so that thread
 # collects them one after another in no time); `await` needs no thread.
+#
+# :::

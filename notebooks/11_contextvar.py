@@ -1032,6 +1032,7 @@ def wrong_parents(found: dict[str, str | None]) -> list[str]:
 
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# trace_span_on_shared_list: the span on one shared list; generate_and_rm: a sample
 for span_kind in (trace_span, trace_span_on_shared_list):
     await asyncio.gather(*(generate_and_rm(i, span_kind) for i in range(8)))
 for stack_kind, found in found_parent.items():
