@@ -1006,7 +1006,7 @@ print(f"✓ {gate_peak} groups waited at once: more than {MAX_CONCURRENT}, "
 # A smaller effect adds one now and then. In order:
 #
 # 1. A group's task finishes: `t.done()` is now True, so the loop drops it from `active`.
-# 2. Its done-callback, which puts the group on the queue, is only scheduled (`call_soon`);
+# 2. Its done-callback, which puts the group on the queue, is scheduled (`call_soon`), but
 #    it has not run yet.
 # 3. For that moment the group is in neither count, so the gate sees room for one more and
 #    starts one group more.

@@ -1071,7 +1071,7 @@ show_call_site("08b")
 #
 # A model of `post`'s two versions, written for this page, with two pools in it:
 #
-# - `remote` is the cluster: it has a thread per request, so it is never the bottleneck. A
+# - `remote` is the cluster: it has a thread per request, so it is not the bottleneck. A
 #   Ray call becomes a `concurrent.futures.Future` that `remote` completes, the slow
 #   requests after 0.5 s, the quick ones after 0.02 s.
 # - The loop's default pool is `post`'s side, where `to_thread` waits: the bottleneck.
@@ -1133,7 +1133,7 @@ print(f"✓ through to_thread the quick answers came {ratio:.0f}x later than by 
 # the slow requests had been sent 0.01 s before them. That is the tail latency of slime's
 # comment.
 # Had there been one slow request fewer than threads, the quick answers would have come in at
-# once through the one free thread (all four were answered after 0.02 s, so that thread
+# once through the one free thread (the four were answered after 0.02 s, so that thread
 # collects them one after another in no time); `await` needs no thread.
 #
 # :::
