@@ -10,14 +10,15 @@
 #
 # **You will**
 # 1. predict what an unbounded and a bounded queue do between a fast producer and a slow
-#    consumer, then measure it as queue depth and as the age of items when they are used;
+#    consumer, then measure it as queue depth and as how stale items are when used,
+#    counted in items taken while they waited;
 # 2. plot queue depth over time for a fast producer and for a slow one;
 # 3. end consumers cleanly, in three ways: sentinels, `join()` with `task_done()`, and
 #    `Queue.shutdown()`;
 # 4. pass results from a thread to the event loop through a `queue.Queue`, and count what
 #    each way of taking them costs the loop.
 #
-# **Needs** chapters 03 (tasks), 05 (cancellation) and 06 (semaphore) · about 65 minutes
+# **Needs** chapters 03 (tasks), 05 (cancellation) and 06 (semaphore) · about 70 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -114,9 +115,9 @@ async def run_pair(maxsize: int, n_items: int, produce_every: float,
 #
 # - the *peak depth*: the most items waiting at once;
 # - how many of the 20 items the consumer had taken by the time the producer finished;
-# - the *stalest item*: for each item, count the items the consumer took while it waited in
-#   the queue (put when the consumer had taken 5, taken when it had taken 8: 3 items); the
-#   column prints the largest count.
+# - the *stalest item*: how many items overtook the one that waited longest. For each item,
+#   count the items the consumer took while it waited in the queue (put when the consumer
+#   had taken 5, taken when it had taken 8: 3 items); the column prints the largest count.
 #
 # For each run, predict the peak depth, and whether the consumer had taken none, about half,
 # or almost all of the items when the producer finished.
@@ -371,14 +372,16 @@ print("✓ with task_done() join returned; without it, all 8 were handled and jo
 #
 # ## Ending cleanly on Python 3.13+: `Queue.shutdown()`
 #
-# Python 3.13 added a third way, `Queue.shutdown()`, which closes a queue: after it, `put()`
-# raises `QueueShutDown`. `get()` hands out the items still in the queue and raises
-# `QueueShutDown` once none are left, so each consumer ends with `except QueueShutDown:
-# return`, however many consumers there are. The demonstration below puts six items for three
-# consumers and calls `shutdown()` at once, before any consumer has run (on an older Python
-# the cell says so instead).
+# Python 3.13 added a third way, `Queue.shutdown()`, which closes a queue: after it,
+# `put()` raises `QueueShutDown`, and so does a `get()` that finds the queue empty. Each
+# consumer ends with `except QueueShutDown: return`. The demonstration below puts six
+# items for three consumers and calls `shutdown()` once, at once, before any consumer
+# has run (on an older Python the cell says so instead).
+#
+# **Predict:** after that one call, how many of the three consumers end, and how many of
+# the six items are handled first?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 if sys.version_info >= (3, 13):
     async def consume_until_shutdown(jobs: asyncio.Queue, handled: list[int]) -> str:
         while True:
@@ -412,9 +415,14 @@ if sys.version_info >= (3, 13):
     print("✓ shutdown(): all three consumers ended, all 6 items handled")
 
 # %% [markdown]
-# On 3.13 and later all six items are handled before the consumers end: `get()` looks at the
-# shutdown mark only when it finds the queue empty. `shutdown(immediate=True)` would drop the waiting items
-# instead, and `get()` would raise at once.
+# :::{dropdown} Why
+#
+# On 3.13 and later all three consumers end, and all six items are handled first:
+# `get()` looks at the shutdown mark only when it finds the queue empty, so one call
+# ends however many consumers there are. `shutdown(immediate=True)` would drop the
+# waiting items instead, and `get()` would raise at once.
+#
+# :::
 
 # %% [markdown]
 # ## From a thread to the event loop: `queue.Queue`
@@ -437,9 +445,10 @@ if sys.version_info >= (3, 13):
 #
 # How it is counted: the course's `LoopWatch` runs the heartbeat and notes the time of each
 # tick in `watch.beats`; `with Stretch() as polling:` notes when the block starts and ends,
-# and `polling.beats(watch)` counts the ticks between the two.
+# and `polling.beats(watch)` counts the ticks between the two. (The queue in the cell is a
+# `queue.Queue` that also notes when each item was put; only the folded check reads that.)
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments"}
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the instruments: Stretch, and a queue that notes put times"}
 class Stretch:
     """The start and end of a stretch of code, and the loop's heartbeats inside it."""
 
@@ -454,7 +463,6 @@ class Stretch:
         return sum(self.start < beat < self.end for beat in watch.beats)
 
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show TimedQueue, used only by the check"}
 class TimedQueue(queue.Queue):
     """A queue.Queue that records when each item was put, for the check below."""
 
@@ -985,8 +993,9 @@ print(f"✓ {gate_peak} groups waited at once: more than {MAX_CONCURRENT}, "
 # 3. 0.023 s later the 4 land, and the trainer's next take is still about 0.08 s away:
 #    3 + 4 = 7 waiting.
 #
-# In slime each waiting group was generated with the weights of its time, so the newest can
-# wait while the older ones are trained on. A `put` that waited on a bounded queue would hold
+# In slime each waiting group was generated with the weights of its time. The 7th group
+# waits while the trainer takes the 6 ahead of it, so by the time it is used its weights
+# are up to 6 takes old. A `put` that waited on a bounded queue would hold
 # this loop's thread (the zero heartbeats of the blocking `get()` above); a soft gate is the
 # price of a done-callback that never waits.
 #
@@ -994,10 +1003,15 @@ print(f"✓ {gate_peak} groups waited at once: more than {MAX_CONCURRENT}, "
 #
 # :::{dropdown} If your run printed 8
 #
-# A smaller effect adds one now and then: a finished task leaves `active` before its
-# done-callback has put its group on the queue, so for a moment that group is counted nowhere,
-# and the loop starts one group more. slime drops finished tasks the same way, with
-# `t.done()`.
+# A smaller effect adds one now and then. In order:
+#
+# 1. A group's task finishes: `t.done()` is now True, so the loop drops it from `active`.
+# 2. Its done-callback, which puts the group on the queue, is scheduled (`call_soon`), but
+#    it has not run yet.
+# 3. For that moment the group is in neither count, so the gate sees room for one more and
+#    starts one group more.
+#
+# slime drops finished tasks the same way, with `t.done()`.
 #
 # :::
 #

@@ -152,7 +152,8 @@ print("✓ no heartbeat during the call on the loop; the loop kept beating durin
 # `run_in_executor(pool, fn, ...)` sends the call to a pool you choose.
 #
 # `draw_pool_calls` (folded) draws each call on the lane of the thread that ran it, from the
-# first call's start.
+# first call's start. The labels `#1`, `#2`, `#3` on a lane are the order of the calls on
+# that thread (its first, second, third call), not call ids.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def draw_pool_calls(pool_tl: Timeline, threads_used: list[str]):
@@ -303,11 +304,12 @@ print("✓ a concurrent.futures.Future cannot be awaited; wrapped, it is an asyn
 # :::{dropdown} Why
 #
 # A `concurrent.futures.Future` has no `__await__`, so `await` on it raises `TypeError`;
-# it can only block a thread in `.result()`. The event loop speaks the other kind,
-# `asyncio.Future`, which you `await`; it is not thread-safe and belongs to one loop.
-# `asyncio.wrap_future` wraps the first kind in the second, `run_in_executor` does that for
-# you, and awaiting the result gives the call's return value (here the name of the pool's
-# thread, `bridge_0`).
+# a thread either blocks in `.result()` or registers a function with
+# `add_done_callback`, which the future calls when it is done. The event loop speaks the
+# other kind, `asyncio.Future`, which you `await`; it is not thread-safe and belongs to
+# one loop. `asyncio.wrap_future` wraps the first kind in the second, `run_in_executor`
+# does that for you, and awaiting the result gives the call's return value (here the
+# name of the pool's thread, `bridge_0`).
 #
 # :::
 
@@ -1034,15 +1036,10 @@ _sc.differential(run_with_deadline, _reference,
 # ## In slime
 #
 # **The teacher server.** slime can serve a model over HTTP for another model to learn from,
-# as a *teacher server*. The model runs in other processes as Ray *actors* (chapter 28:
-# objects living in other processes, whose methods you call from here). A call to an actor
-# returns at once with an `ObjectRef`, a handle to a result that is not ready yet;
-# `ray.get(ref)` blocks a thread until it is, while `await ref` waits like an `asyncio`
-# future and holds no thread. The server's handlers wait with `ray.get`. The server is an
-# aiohttp application (aiohttp: an asyncio HTTP library) whose handlers run on one event
-# loop, in a thread of its own, so a handler that waits on a blocking call must send that call off the
-# loop's thread. The first two quotes are from this server: a long weight reload, then a
-# 50 ms poll for a result, each sent to the loop's default pool. The [source
+# as a *teacher server*. Its handlers run on one event loop, so a handler that waits on a
+# blocking call must send that call off the loop's thread. The first two quotes are from
+# this server: a long weight reload, then a 50 ms poll for a result, each sent to the
+# loop's default pool. The [source
 # inventory](../book/reference/inventory.md) lists every `to_thread` and `run_in_executor` in
 # slime.
 
@@ -1055,11 +1052,13 @@ show_call_site("08")
 show_call_site("08c")
 
 # %% [markdown]
-# **`post`: a wait that holds no thread.** The third quote is not in that server: `post`, in
-# slime's HTTP helpers, is a coroutine of the rollout's event loop. With distributed POST
-# switched on, it hands each request to a Ray actor and awaits the `ObjectRef` itself, which
-# holds no thread. The comment in `post` says why the `asyncio.to_thread(ray.get, ...)` it
-# replaced had to go.
+# **`post`: a wait that holds no thread.** The third quote is not in that server:
+# `post`, in slime's HTTP helpers, is a coroutine of the rollout's event loop. With
+# distributed POST switched on, it hands each request to a Ray actor (chapter 28: an
+# object living in another process). The call returns at once with an `ObjectRef`, a
+# handle to a result not ready yet; `ray.get(ref)` blocks a thread until it is, while
+# `post` awaits the `ObjectRef` itself, which holds no thread. The comment in `post`
+# says why the `asyncio.to_thread(ray.get, ...)` it replaced had to go.
 
 # %% tags=["remove-input"]
 show_call_site("08b")
@@ -1070,12 +1069,14 @@ show_call_site("08b")
 # Does the comment in `post` hold? The scenario: as many slow requests as the default pool has
 # threads are waiting, then four quick requests arrive. How long do the quick ones wait?
 #
-# A model of `post`'s two versions, written for this page: a Ray call becomes a
-# `concurrent.futures.Future`, and a pool named `remote` completes it. `remote` stands in
-# for the far side answering (it has a thread per request, so no request queues
-# there); the pool to watch is the loop's default pool, `post`'s side, where `to_thread` waits. The slow requests are
-# answered after 0.5 s, the quick ones after 0.02 s, so any waiting is on `post`'s side. The
-# folded measurement runs `quick_answers_wait` for each version, twice, taking turns, and
+# A model of `post`'s two versions, written for this page, with two pools in it:
+#
+# - `remote` is the cluster: it has a thread per request, so it is not the bottleneck. A
+#   Ray call becomes a `concurrent.futures.Future` that `remote` completes, the slow
+#   requests after 0.5 s, the quick ones after 0.02 s.
+# - The loop's default pool is `post`'s side, where `to_thread` waits: the bottleneck.
+#
+# The folded measurement runs `quick_answers_wait` for each version, twice, taking turns, and
 # prints the faster time of each: when the four quick answers arrived.
 
 # %%
@@ -1110,8 +1111,10 @@ with borrowed_default_executor() as default_pool:
                 took["awaiting the future"].append(
                     await quick_answers_wait(post_awaiting, remote, size))
 best = {version: min(times) for version, times in took.items()}
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 print(f"default pool: {size} threads; {size} slow requests waiting")
-for version, seconds in best.items():
+for version, seconds in best.items():  # best: each version's faster run of the two
     print(f"  {version}: the four quick answers arrived after {seconds:.2f} s")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
@@ -1122,10 +1125,15 @@ assert ratio > 5, (
 print(f"✓ through to_thread the quick answers came {ratio:.0f}x later than by awaiting")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # The quick answers were ready after 0.02 s in both versions. Through `to_thread` each needed
 # a pool thread to wait in, and the slow requests held them all, so the quick answers came in
 # only when the slow ones freed the threads: just under 0.5 s after they were sent, since
 # the slow requests had been sent 0.01 s before them. That is the tail latency of slime's
 # comment.
 # Had there been one slow request fewer than threads, the quick answers would have come in at
-# once through the one free thread; `await` needs no thread.
+# once through the one free thread (the four were answered after 0.02 s, so that thread
+# collects them one after another in no time); `await` needs no thread.
+#
+# :::

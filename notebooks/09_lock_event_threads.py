@@ -14,7 +14,7 @@
 #    `join(timeout)`;
 # 4. find out what the interpreter does at exit with a daemon thread, and with a normal one.
 #
-# **Needs** chapter 08 (threads next to the event loop) · about 60 minutes
+# **Needs** chapter 08 (threads next to the event loop) · about 65 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -58,6 +58,9 @@ def record_tokens(stats: TokenStats, text: str) -> None:
 # lookup); here it is `time.sleep(0)` and a `text.split()`. The next cell holds it and the code that
 # starts the four threads (`join_all(threads, timeout)` joins every thread within one shared
 # budget and returns those still alive).
+#
+# Predict: how many tokens does `stats.tokens` hold at the end: 2400, about 1800, or about
+# 600?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def count_tokens(text: str) -> int:
@@ -155,10 +158,11 @@ print("✓ the old value is read before count_tokens runs; the sum is stored aft
 #
 # :::{dropdown} What the four names mean
 #
-# Each line ends with the instruction's name. `LOAD_ATTR` reads an attribute, `CALL` calls a
-# function, `BINARY_OP` runs every binary operator (its argument, 13 here, picks the in-place
-# add; Pythons before 3.11 have `INPLACE_ADD` instead), and `STORE_ATTR` writes an attribute.
-# The folded filter drops the stack shuffling around them.
+# Each line ends with the instruction's name. `LOAD_ATTR` reads an attribute, `CALL`
+# calls a function, `BINARY_OP` runs every binary operator (a number argument, not shown
+# above, picks the in-place add; Pythons before 3.11 have `INPLACE_ADD` instead), and
+# `STORE_ATTR` writes an attribute. The folded filter drops the stack shuffling around
+# them.
 #
 # :::
 
@@ -383,10 +387,12 @@ print(child.stdout)
 # :::{dropdown} Why
 #
 # The interpreter waits for normal threads only. The daemon thread is **not** waited for, and
-# not stopped either: it is abandoned. Once the interpreter has begun to shut down, a
-# daemon thread that tries to take the GIL back (here, when its sleep ends) never gets it
-# and runs no more Python code (how it ends depends on the version: see *Python versions*
-# below). So it did only the steps that fit while the normal thread finished its six, and its
+# not stopped either: it is abandoned. A daemon thread keeps running while the interpreter
+# waits for the normal threads and runs the `atexit` handlers; only the finalization after
+# that stops it: a daemon thread that then tries to take the GIL back (here, when its sleep
+# ends) never gets it and runs no more Python code (how it ends depends on the version: see
+# *Python versions* below). So it did only the steps that fit while the normal thread
+# finished its six, and its
 # remaining work and its `finally` block never ran: there is no `daemon thread: finally` line.
 #
 # So `daemon=True` is not a way to stop a thread. It is a fallback that keeps a thread which
@@ -444,15 +450,17 @@ print("✓ the normal thread finished and cleaned up; the daemon was cut off, no
 
 # %% [markdown]
 # The main thread is done almost at once; the exit then waits for the normal thread, whose
-# `finally` is the purple end of its bar (drawn 0.03 s wide so that it shows: it takes far
-# less). The daemon's bar stops where the exit stops waiting, with no purple end, far short of
+# `finally` is the purple end of its bar. That end is schematic: it is drawn 0.03 s wide
+# around the moment the `finally` ran, so that it shows; the cleanup takes far less. The
+# daemon's bar stops where the exit stops waiting, with no purple end, far short of
 # the 2 s its 40 steps would have taken. It counts a step when the step's sleep ends, so a
 # step in progress at the exit is never counted.
 #
 # :::{dropdown} Python versions
 #
-# **A daemon thread at shutdown.** Once the interpreter has begun to shut down, a daemon
-# thread that tries to take the GIL back exits on the spot on 3.11 to 3.13; on 3.14 it hangs
+# **A daemon thread at shutdown.** Once the interpreter has begun to finalize (after the
+# normal threads are joined and the `atexit` handlers have run), a daemon thread that
+# tries to take the GIL back exits on the spot on 3.11 to 3.13; on 3.14 it hangs
 # until the process is gone. Either way it runs no more Python code.
 #
 # **`time.sleep(0)` on 3.14.** 3.14 keeps 3.11 to 3.13's behaviour: `sleep(0)` gives up

@@ -129,12 +129,13 @@ print("✓ __aexit__ ran on all three paths, before the caller heard of the exce
 #
 # ## `asynccontextmanager`: boot under a permit, release on every way out
 #
-# Writing a class for every resource is heavy. `contextlib.asynccontextmanager` turns an async
-# generator with exactly one `yield` into a context manager: the code before `yield` is
-# `__aenter__`, the yielded value is what `as` binds, and a `finally` around the `yield` is
-# `__aexit__`. `sandbox_once` below boots an agent sandbox, the way slime does, in three
-# steps: take one of `BOOT_LIMIT` permits (a semaphore) **only while booting**, yield the
-# sandbox to the caller's block, and close it in the `finally`, however that block ends.
+# Writing a class for every resource is heavy. `contextlib.asynccontextmanager` turns an
+# async generator that yields exactly once when it runs into a context manager: the code
+# before `yield` is `__aenter__`, the yielded value is what `as` binds, and a `finally`
+# around the `yield` is `__aexit__`. `sandbox_once` below boots an agent sandbox, the
+# way slime does, in three steps: take one of `BOOT_LIMIT` permits (a semaphore) **only
+# while booting**, yield the sandbox to the caller's block, and close it in the
+# `finally`, however that block ends.
 
 # %%
 @asynccontextmanager
@@ -322,7 +323,7 @@ fig = drawn.plot("Three sandboxes, at most two booting at once: how does each on
 # %% [markdown]
 # :::{dropdown} Why
 #
-# `sb3`'s boot, at 0.04 s: the figure's axis starts at the first boots. The moment `sb1` and
+# `sb3`'s boot starts at 0.04 s (0 is the first boots' start). The moment `sb1` and
 # `sb2` end their first attempts, each gives its permit back, and `sb3`, already waiting,
 # takes one. `sb2` asks again only after its back-off, 0.01 s during which `sb2` holds no
 # permit (the white gap in its boot lane), and takes the permit `sb1` left free. No boot

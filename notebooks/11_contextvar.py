@@ -333,9 +333,11 @@ print(f"✓ {len(wrong_parents)} generate and reward spans found another task's 
 #
 # Why do the `generate` spans survive? Each task opens `sample i` and `generate i` in one
 # step, with no `await` between them, so no other task can push in between. Within a task the
-# damage starts after the first `await`, and hits the `reward` spans. The shared list
-# through the run, top at the right (`s0` for `sample 0`, `g0` for `generate 0`, `r0` for
-# `reward 0`). Each line: the time, what happens → the list after it; the parent found.
+# damage starts after the first `await`, and hits the `reward` spans.
+#
+# Here is the shared list through the run, top at the right (`s0` for `sample 0`, `g0` for
+# `generate 0`, `r0` for `reward 0`). Each line: the time, what happens → the list after
+# it; the parent found.
 #
 # - **0 s**: samples 0, 1, 2 in turn push `sample i` and `generate i` →
 #   `s0 g0 s1 g1 s2 g2`; each `generate i` found its own `si`.
@@ -394,13 +396,14 @@ print("✓ both tasks and the notebook saw ['a', 'b']: the copies share one list
 #
 # A log helper may also run in a thread. The cell below sets the request to `req-42` and
 # reads it from a thread started three ways: by `asyncio.to_thread`; as a bare
-# `threading.Thread`; and as `Thread(target=contextvars.copy_context().run, args=(fn, ...))`,
-# whose target is the `run` method of a copy of the current context, so the thread calls
-# `fn(...)` inside that copy. Chapter 08 showed that `to_thread` runs its function in a copy
-# of the caller's context. Predict the other two: does a bare `Thread`, and a thread running
-# `copy_context().run`, see `req-42`, or the variable's default, `-`? (As in chapter 08,
-# `borrowed_default_executor` lends `to_thread` a pool of its own and shuts it down
-# afterwards, so no thread is left behind.)
+# `threading.Thread`; and as `Thread(target=contextvars.copy_context().run, args=(fn,
+# ...))`, whose target is the `run` method of a copy of the current context, so the
+# thread calls `fn(...)` inside that copy. Chapter 08 stated that `to_thread` runs its
+# function in a copy of the caller's context; this cell shows it. Predict the other two:
+# does a bare `Thread`, and a thread running `copy_context().run`, see `req-42`, or the
+# variable's default, `-`? (As in chapter 08, `borrowed_default_executor` lends
+# `to_thread` a pool of its own and shuts it down afterwards, so no thread is left
+# behind.)
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def read_request_id(into: list[str]) -> None:
@@ -469,8 +472,9 @@ print("✓ to_thread and copy_context().run carried req-42 into the thread; a ba
 # %% [markdown]
 # ## Before the exercise: a token used in another context
 #
-# Item 4 of Exercise 11.1 needs one more rule: a token can undo its `set` only in the context
-# where that `set` ran; anywhere else, `reset` raises `ValueError` and changes nothing. A span
+# One more rule: a token can undo its `set` only in the context where that `set` ran;
+# anywhere else, `reset` raises `ValueError` and changes nothing. Item 4 of Exercise 11.1,
+# below, needs it. A span
 # runs into this rule when an async generator opens it in one task and a different task closes
 # the generator: the generator's `finally`, with its `reset`, then runs in the closing task's
 # context.
@@ -977,7 +981,7 @@ show_call_site("11b")
 # that lookup, once with the stack in a `ContextVar` and once on one shared list. Predict:
 # on the shared list, how many of the 24 spans get a wrong parent: none, a few, or most?
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the model code (one shared list, a ContextVar as in slime) and the answer"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the model code (one shared list, a ContextVar as in slime)"}
 SHARED_STACK: list[tuple[str, str]] = []
 
 
@@ -1027,6 +1031,8 @@ def wrong_parents(found: dict[str, str | None]) -> list[str]:
                           else f"{name.split()[0]} generate_and_rm")]
 
 
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+# trace_span_on_shared_list: the span on one shared list; generate_and_rm: a sample
 for span_kind in (trace_span, trace_span_on_shared_list):
     await asyncio.gather(*(generate_and_rm(i, span_kind) for i in range(8)))
 for stack_kind, found in found_parent.items():

@@ -60,8 +60,10 @@ from lab_snippets.proc_workers import exit_with  # the section on a dead worker
 # from the parent as bytes). `SPAWN` in the set-up is a multiprocessing context whose pools
 # and processes start by `spawn`; every pool here uses it, and every worker function comes
 # from an importable module, `lab_snippets.proc_workers`. The section "Three start methods"
-# compares the three methods in full. The `del pool` in the folded checks is the course's
-# bookkeeping, which your own code does not need.
+# compares the three methods in full. The `del pool` and `processes = None` lines in the
+# folded cells are the course's bookkeeping, which your own code does not need: they let a
+# pool's pipes close at once (the chapter's end says why). The page does not mention them
+# again.
 #
 # ## Predict: does a worker process change the list you hand it?
 #
@@ -85,7 +87,7 @@ print("the parent has: ", shared)
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: a-process-works-on-a-copy
-del pool  # the course's bookkeeping: the pool's pipes close at once (see the chapter's end)
+del pool
 assert seen_by_thread is shared, "a thread works on the very same object"
 assert seen_by_process == ["from the parent", "from a thread", "from a process"], (
     f"the process should have appended to a copy of the list, got {seen_by_process}")
@@ -341,25 +343,32 @@ draw_running(on_threads, on_processes)
 print(what_this_run_saw(on_processes))  # folded with the measuring helpers
 
 # %% [markdown]
-# Read the third lane of each plot. The threads' is empty: where one thread has a bar, the
-# other has a gap. (If a hairline shows there, it is the instrument's grain: `burn` sees only
-# pauses longer than 1 ms, so a turn of the other thread shorter than that falls inside a
-# bar.) The processes' third lane has a bar wherever the machine gave both a CPU at the same
-# moment: on two idle CPUs one bar across the whole run; on a busy machine short ones,
-# because a gap in a process's lane is a stretch during which another program held its CPU.
-# The line under the figure says which this run saw.
+# In the threads' plot each bar is about 5 ms long: one GIL turn, since
+# `sys.getswitchinterval()` is 0.005 s (chapter 09), after which the running thread
+# hands the GIL over. Read the third lane of each plot. The threads' is empty: where one
+# thread has a bar, the other has a gap. (If a hairline shows there, it is the
+# instrument's grain: `burn` sees only pauses longer than 1 ms, so a turn of the other
+# thread shorter than that falls inside a bar.) The processes' third lane has a bar
+# wherever the machine gave both a CPU at the same moment: on two idle CPUs one bar
+# across the whole run; on a busy machine short ones, because a gap in a process's lane
+# is a stretch during which another program held its CPU. The line under the figure says
+# which this run saw.
 
 # %% [markdown]
-# **Going further: where a saving went.** The folded table adds, to each way's wall time,
-# the CPU seconds the jobs received and the share of the run each job was executing. On two
-# idle CPUs two processes take about half the sequential wall time. When a run saves less,
-# the table's last line shows one of two causes. If a job "ran" well under 100% of the time,
-# it waited while other programs held its CPU. (Where Linux's *autogroup* scheduling is on,
+# :::{dropdown} Going further: where a saving went
+#
+# The folded table below adds, to each way's wall time, the CPU seconds the jobs
+# received and the share of the run each job was executing. On two idle CPUs two
+# processes take about half the sequential wall time. When a run saves less, the table's
+# last line shows one of two causes. If a job "ran" well under 100% of the time, it
+# waited while other programs held its CPU. (Where Linux's *autogroup* scheduling is on,
 # the operating system first splits a busy machine's CPU time about evenly between
-# sessions (each terminal or service is one), then within each; this notebook's worker processes share its Jupyter kernel's session, so
-# together they get one session's part.) If the same work cost more than 1 × the
-# sequential CPU seconds, the CPUs ran slower while both were busy, as the CPUs of a shared
-# or virtual machine can.
+# sessions (each terminal or service is one), then within each; this notebook's worker
+# processes share its Jupyter kernel's session, so together they get one session's
+# part.) If the same work cost more than 1 × the sequential CPU seconds, the CPUs ran
+# slower while both were busy, as the CPUs of a shared or virtual machine can.
+#
+# :::
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the full table: wall time, CPU time, each job's share"}
 def print_table(sequential: list[dict], on_threads: list[dict], on_processes: list[dict]) -> None:
@@ -379,7 +388,7 @@ def print_table(sequential: list[dict], on_threads: list[dict], on_processes: li
 
 
 print_table(sequential, on_threads, on_processes)
-processes = None  # the course's bookkeeping: the pool's pipes close at once
+processes = None
 
 # %% [markdown]
 # ## What `spawn` sends a worker
@@ -655,7 +664,7 @@ with SPAWN.Pool(processes=2) as pool:
           "· the pool still answers:", pool.apply(square, (3,)))
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
-del pool, pending  # the course's bookkeeping, as before
+del pool, pending
 assert timed_out, "the call whose worker died should never return"
 assert live_after_the_death == 2, f"the pool should have replaced its dead worker: {live_after_the_death}"
 print("✓ the call never returned, and the pool replaced its dead worker")
@@ -710,12 +719,14 @@ del workers, before, worker, other
 # `Pool`'s `with` terminates them (the executor can stop them only from Python 3.14, with
 # `terminate_workers()`).
 #
-# **Two threads at once.** `active_children()` lists every live child of the process,
-# whichever thread started it. Below, two threads each run the watch loop's first steps:
-# take the list of children, make a pool of 2, and count the children that are new. First
-# the two do it at the same moment (a `Barrier` holds each between steps until the other
-# has caught up), then one after the other under one `threading.Lock`. Predict each
-# thread's count in the two runs.
+# **Two threads at once.** A helper like the exercise's can be called from two threads
+# at once, say two requests handled on a thread pool (chapter 08), and each call's watch
+# loop must tell its own workers from the other's. `active_children()` lists every live
+# child of the process, whichever thread started it. Below, two threads each run the
+# watch loop's first steps: take the list of children, make a pool of 2, and count the
+# children that are new. First the two do it at the same moment (a `Barrier` holds each
+# between steps until the other has caught up), then one after the other under one
+# `threading.Lock`. Predict each thread's count in the two runs.
 
 # %%
 import threading
