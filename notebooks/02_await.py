@@ -1071,8 +1071,8 @@ print(f"✓ the TimeoutError was raised {raised_after - TIMEOUT_S:.2f} s after i
 # :::{dropdown} Why
 #
 # The `TimeoutError` came after a query, the whole 0.1 s sleep, and a query. The check at
-# 0.01 s comes before the deadline, so the poller sleeps its whole 0.1 s, queries again and
-# only then finds the deadline passed. Its `TimeoutError` comes up to one sleep and one
+# 0.01 s comes before the deadline. So the poller sleeps its whole 0.1 s and queries again
+# before it finds the deadline passed, and its `TimeoutError` comes up to one sleep and one
 # query late, which Exercise 2.1's grader fails. In slime a weight-update request's
 # `timeout_s` is overshot the same way, by up to one 0.1 s sleep and one query. The server's
 # `update_from_disk` handler, which called the poller, catches that `TimeoutError` and answers
