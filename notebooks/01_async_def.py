@@ -16,7 +16,7 @@
 # before the others are awaited. Which body starts first is the chapter's real surprise:
 # keep your guess for it.
 #
-# **Needs** basic Python functions and generators · about 60 minutes
+# **Needs** basic Python functions · about 60 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -208,8 +208,8 @@ print("✓ the Task's body started only when the caller suspended")
 # the cell: a little work of its own, then a sleep). The caller then does 0.05 s of busy work,
 # a loop in plain Python with no `await`, and drives each object its own way:
 #
-# - `first`: awaited at once, before the busy work: the plain case to compare with;
-# - `as_task`: wrapped in a Task right before the busy work;
+# - `first`: awaited at once, before the busy work. It is the plain case to compare with.
+# - `as_task`: wrapped in a Task right before the busy work.
 # - `awaited_late`: awaited after the busy work.
 #
 # `Timeline` is the course's stopwatch (the [reading guide](../book/reading_guide.md) shows its
@@ -278,9 +278,10 @@ print("✓ both bodies started after the caller's busy work ended, `awaited_late
 # :::{dropdown} Why
 #
 # `await` on a coroutine object does not hand the body to the loop. It runs the body at
-# once, in the caller, like a function call, until the body reaches a real wait (here its
-# `asyncio.sleep`); only there does the loop get a turn. That is why the Task, created
-# first, started after `awaited_late`, and why neither started during the busy work.
+# once, in the caller, like a function call, until the body reaches a real wait: an await
+# that actually suspends, here its `asyncio.sleep`. Only there does the loop get a turn. That
+# is why the Task, created before `awaited_late` was awaited, started after `awaited_late`,
+# and why neither started during the busy work.
 #
 # The busy work has no `await`, so it gave the loop no turn. Then
 # `await awaited_late` ran that body in the caller, as a call would, so the loop got its first
@@ -326,8 +327,10 @@ print("✓ the table above holds")
 # Each check asks about a different thing: `iscoroutinefunction` about the function that
 # `async def` defines, `iscoroutine` about the object a call returns, and `isawaitable` about
 # anything `await` accepts. Read the task row of the answer against the object row: `await`
-# accepts any awaitable, and a coroutine object is only one kind of awaitable. Chapter 21 returns to these
-# checks and to the cases where they disagree with what a call really returns.
+# accepts any awaitable, and a coroutine object is only one kind of awaitable. Chapter 21
+# returns to these checks and to the cases where they disagree with what a call really
+# returns. For example, a plain `def` that returns `score_sample(4, [])` fails
+# `iscoroutinefunction`, yet its call gives you a coroutine object to await.
 #
 # :::
 

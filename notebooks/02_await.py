@@ -53,9 +53,9 @@ async def fake_request(name: str, seconds: float, tl: Timeline) -> str:
 #
 # The cell below runs two requests twice: request A waits 0.2 s, request B 0.1 s. First it
 # awaits them one line after the other, inside one coroutine. Then it starts them as two
-# Tasks: `asyncio.create_task` starts a coroutine as a Task (chapter 03 is about Tasks), and
-# `asyncio.gather` waits for both. Before you run it, write down a row for each way: how long
-# the pair takes (0.1 s, 0.2 s or 0.3 s?), and which request ends first.
+# Tasks: `asyncio.create_task` wraps a coroutine in a Task and schedules it (chapter 03 is
+# about Tasks), and `asyncio.gather` waits for both. Before you run it, write down a row for
+# each way: how long the pair takes (0.1 s, 0.2 s or 0.3 s?), and which request ends first.
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 A_TIME, B_TIME = 0.2, 0.1
@@ -170,10 +170,10 @@ print("✓ the bystander ran only where a step suspended")
 #
 # ## Going further: does `await response.aread()` suspend?
 #
-# This section applies the rule to a library call; nothing later depends on it, so you may
-# skip to the next section on a first read. The slime helper quoted at the end of this
-# chapter awaits an HTTP POST with httpx, `await client.post(...)`, and then awaits
-# `response.aread()`, which returns the response's body. Does the second `await` suspend?
+# This section applies the rule to a library call, and the slime quote at the end of the
+# chapter relies on its answer. That slime helper awaits an HTTP POST with httpx,
+# `await client.post(...)`, and then awaits `response.aread()`, which returns the
+# response's body. Does the second `await` suspend?
 #
 # The experiment asks a local server (`LatencyServer`, 50 ms per answer, a 100 kB body)
 # twice: once with a plain `client.post`, as slime does, and once with a *streaming* request
@@ -383,8 +383,9 @@ print("✓ the heartbeat kept beating through the await and stopped for the whol
 # with `PYTHONASYNCIODEBUG=1` or `asyncio.run(main(), debug=True)`.
 #
 # Here `slow_callback_log` (also in `lab_snippets.loopwatch`) switches debug mode on for a
-# block and collects the warnings. Each wait runs in its own Task, started inside the block,
-# because debug mode times a Task step by step and names the Task in its warning.
+# block and collects the warnings. Each wait runs in its own Task, created inside the block.
+# Debug mode names the Task in its warning, so the warning names our coroutine, not the
+# cell's own task.
 # Besides the two waits of 0.15 s from the heartbeat experiment, a third coroutine,
 # `three_short_blocks`, calls `time.sleep(0.04)` three
 # times with an `await asyncio.sleep(0)` between the calls: it holds the thread for 0.12 s in
@@ -1055,8 +1056,7 @@ TIMEOUT_S, EVERY = 0.05, 0.1
 poller = poll_like_the_teacher_server(busy, TIMEOUT_S, EVERY)
 # time_the_raise (folded above): seconds until the TimeoutError, bounded by 2 s
 raised_after = await time_the_raise(poller)
-print(f"deadline at {TIMEOUT_S:.2f} s, TimeoutError at {raised_after:.2f} s",
-      f"(a query, the whole {EVERY} s sleep, a query)")
+print(f"deadline at {TIMEOUT_S:.2f} s, TimeoutError at {raised_after:.2f} s")
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: teacher-poller-overshoots-its-deadline
@@ -1070,9 +1070,10 @@ print(f"✓ the TimeoutError was raised {raised_after - TIMEOUT_S:.2f} s after i
 # %% [markdown]
 # :::{dropdown} Why
 #
-# The check at 0.01 s comes before the deadline, so the poller sleeps its whole 0.1 s, queries
-# again and only then finds the deadline passed: its `TimeoutError` comes up to one sleep and
-# one query late, which Exercise 2.1's grader fails. In slime a weight-update request's
+# The `TimeoutError` came after a query, the whole 0.1 s sleep, and a query. The check at
+# 0.01 s comes before the deadline. So the poller sleeps its whole 0.1 s and queries again
+# before it finds the deadline passed, and its `TimeoutError` comes up to one sleep and one
+# query late, which Exercise 2.1's grader fails. In slime a weight-update request's
 # `timeout_s` is overshot the same way, by up to one 0.1 s sleep and one query. The server's
 # `update_from_disk` handler, which called the poller, catches that `TimeoutError` and answers
 # the client that asked for the update with HTTP status 503, "service unavailable". One more

@@ -188,9 +188,9 @@ print("✓ they finished 3, 2, 1, 0, overlapping; gather's list is in argument o
 # of its own and keep nothing it returns. The loop is running the task: does it also keep it
 # alive?
 #
-# The cell below drops two tasks as soon as it makes them. Task A awaits a **Future**, an
-# object a task awaits until someone calls its `set_result(value)` (chapter 13 is about them),
-# which A makes itself and hands to nobody. Task B sleeps. The cell lets both start, then runs
+# The cell below drops two tasks as soon as it makes them. A **Future** is an object a task
+# awaits until someone calls its `set_result(value)` (chapter 13 is about them). Task A
+# creates a Future, keeps it to itself, and awaits it. Task B sleeps. The cell lets both start, then runs
 # the garbage collector once, `gc.collect()`, as a busy program may at any moment; a
 # `weakref.ref` watches each task without keeping it alive. Predict, for A and for B: is it
 # still alive after `gc.collect()`? The answer also prints A's log and what the loop wrote to
@@ -261,8 +261,8 @@ print("✓ task B, dropped while in asyncio.sleep, survived gc.collect()")
 # something else holds that in turn:
 #
 # ```text
-# B:  loop -> timer heap -> timer -> task B     a chain from the loop: kept
-# A:  task A <-> its Future                     only each other: collected
+# B:  loop -> timer heap -> timer -> Future -> task B     a chain from the loop: kept
+# A:  task A <-> its Future                               only each other: collected
 # ```
 #
 # That is how the two tasks went:
@@ -270,8 +270,9 @@ print("✓ task B, dropped while in asyncio.sleep, survived gc.collect()")
 # - **A** awaits its Future. The Future holds A, through the callback that will wake it, but
 #   nothing outside A holds the Future: the two hold only each other, and `gc.collect()`
 #   took them together.
-# - **B** is in `asyncio.sleep`. A sleep in progress is a timer in the loop's timer heap; the
-#   timer holds B (it is what will wake it), and the loop holds its timers.
+# - **B** is in `asyncio.sleep`. A sleep in progress is a timer in the loop's timer heap.
+#   The timer will complete a Future that B awaits, and that Future's callback wakes B. So
+#   the loop holds its timers, the timer holds the Future, and the Future holds B.
 #
 # Waiting for an `asyncio.Event` or a `Queue` is awaiting a Future too: a dropped task waiting
 # on one that nothing else holds goes the way of A. A's log ends in "finally ran": collecting
@@ -408,9 +409,10 @@ print("✓ with return_exceptions=True the error takes the failed entry's place"
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the plotting code"}
 def as_in_progress(tl: Timeline) -> Timeline:
-    """The same spans, each drawn as waiting up to its end; how it ended is marked separately."""
+    """The same spans, each drawn as waiting up to its end; how it ended is marked separately
+    (crosses), so the marks are left out."""
     drawn = Timeline()
-    drawn.t0, drawn.events = tl.t0, list(tl.events)
+    drawn.t0 = tl.t0
     for span in tl.spans:
         drawn.add(span.label, tl.t0 + span.start, tl.t0 + span.end, state="waiting")
     return drawn
@@ -894,8 +896,10 @@ show_call_site("03")
 # it. Sample 3's call fails after 0.02 s; the other seven need 0.1 s. Once the group's task
 # has ended, the cell counts the sample tasks still running: `asyncio.all_tasks()` returns the
 # loop's unfinished tasks, and `t.get_coro().__name__` names the function each one runs.
+#
+# Predict: when the group's task has ended, how many of the 8 samples are still generating?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async def generate_and_rm(i: int) -> str:
     await asyncio.sleep(0.02 if i == 3 else 0.1)  # generation, then the reward call
     if i == 3:
@@ -925,11 +929,15 @@ assert [t.done() and not t.cancelled() for t in siblings] == [True] * 7, "each r
 print("✓ the group failed at sample 3's error; its 7 other samples generated on to their end")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # The group failed at 0.02 s, and seven samples went on generating for a result nobody will
 # read: 7 × 0.08 s, some 0.56 s of generation wasted. In slime each of them also holds a permit of the
 # semaphore that limits generation (chapter 06), so the samples of other groups wait behind
 # them. Had the group used a `TaskGroup`, as Exercise 3.1 asks, the seven would have been
 # cancelled before the group's task ended.
+#
+# :::
 #
 # :::{dropdown} Where the error goes
 #

@@ -15,7 +15,7 @@
 #    refilled as work finishes, and measure it against waiting batch by batch;
 # 4. see what slime's loop leaves running when one group fails.
 #
-# **Needs** chapters 02 and 03 · about 65 minutes
+# **Needs** chapters 02 and 03 · about 70 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -381,7 +381,9 @@ async def rollout_refill(tl: Timeline) -> list[int]:
 #
 # The chart has one lane per slot, not per group: each group is drawn in the first slot
 # free when it started, and its bar carries its id, so one lane can hold a fast group and
-# then a slow one.
+# then a slow one. A group that only awaits its reply is drawn blue here, "holding a slot",
+# not the light green "waiting" of the reading guide: what matters on this chart is that the
+# slot is taken. Chapter 06 draws a semaphore's permits the same way.
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 runs = await time_both()  # each rollout three times, in turn
@@ -421,10 +423,8 @@ print("✓ the refill loop kept its slots occupied a larger share of the time")
 # has its 8 groups after about 0.15 s: a slow group holds one slot while the other slots take
 # one fast group after another.
 #
-# The chart shows it, one lane per slot. A blue bar is a group holding its slot. It only awaits its reply (the groups
-# sleep: nothing computes), but what matters here is that the slot is taken, so the legend
-# says "holding a slot", and chapter 06 draws a semaphore's permits the same way. Orange is a
-# group the filter dropped, grey a group cancelled when the batch was full; a group cancelled
+# The chart shows it, one lane per slot. A blue bar is a group holding its slot (the groups
+# sleep: nothing computes). Orange is a group the filter dropped, grey a group cancelled when the batch was full; a group cancelled
 # as it started is a sliver, with its id just after it. In the top panel each slot that ran a
 # fast group stays empty until its batch's slow group ends, so the slots hold a group a little
 # under half of the time; in the bottom panel a freed slot gets a new group at once, and all
@@ -446,7 +446,7 @@ print("✓ the refill loop kept its slots occupied a larger share of the time")
 # Exercise 4.1 gives each job a deadline, counted from its own start. `wait`'s `timeout`
 # bounds the wait, not the work (the first Predict), so you keep the deadline yourself, on the
 # loop's clock (`loop.time()`): give `wait` the time left until it, and cancel the job if it
-# is still pending then. The smallest run that shows what follows has one job.
+# is still pending then. First, one job with a deadline.
 # `slow_to_stop` would run 1 s and, once cancelled, takes 0.03 s to clean up (closing its
 # connection, say); its deadline is 0.05 s after its start. The cell gives `wait` the time
 # left until the deadline, cancels the job if it is still pending then, and waits for it
@@ -534,11 +534,18 @@ print("✓ job A was cancelled at its deadline, came back in done only when its 
 # - `deadline_of`: the jobs it still times, each with its deadline;
 # - `pending`: the jobs not gone yet, as `wait` returns them.
 #
-# Each turn waits until a job ends or the soonest deadline comes, then cancels each job past
-# its deadline and stops timing it. A cancelled job stays in `pending` until its cleanup is
-# over: in the output, job A is still one of the 2 pending when job B's deadline comes.
+# Each turn of the loop has two steps.
+#
+# 1. Wait. `soonest` is the nearest deadline still timed (or 1 s from now, once none is
+#    left). `wait` gets the time left until it, never less than 0, so it returns when a job
+#    ends or when that deadline comes, whichever is first.
+# 2. Cancel. Each job past its deadline is cancelled and removed from `deadline_of`. The loop
+#    goes over a copy of `deadline_of`, because it deletes from it as it goes.
+#
+# Predict: job A is cancelled at its deadline, 0.05 s. When job B's deadline comes, 0.01 s
+# later, how many jobs are still in `pending`, 1 or 2?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()  # its clock starts as job A starts
 job_a = asyncio.create_task(slow_to_stop("job A", tl), name="job A")
 deadline_of = {job_a: loop.time() + JOB_TIMEOUT}  # the jobs not cancelled yet
@@ -566,6 +573,14 @@ for event in tl.events:
 assert tl.order("job A's deadline: cancel it; 2 pending", "job B's deadline: cancel it; 2 pending",
                 "job A gone", "job B gone"), tl.names()
 assert tl.order("job A gone", "job A in done (cancelled: True)"), tl.names()
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# Two. A cancelled job stays in `pending` until its cleanup is over, so job A, cancelled at
+# 0.05 s, is still one of the 2 pending when job B's deadline comes at 0.06 s.
+#
+# :::
 
 # %% [markdown]
 # ## Exercise 4.1 · The first results, each job with a deadline
@@ -1227,6 +1242,9 @@ show_call_site("04")
 # in slime's example scripts) the loop has submitted at least 32 groups before its first
 # `wait`; here exactly 32. Group 5 fails after 0.02 s (one of its samples raised, as in
 # chapter 03's run); the others need 0.1 s.
+#
+# Predict: when the rollout raises group 5's error, has `abort` run? How many of the 32
+# groups are still generating?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the models of a group and of abort()"}
 async def generate_and_rm_group(group_id: int) -> int:
@@ -1242,7 +1260,7 @@ async def abort(state) -> None:
         _, state.pendings = await asyncio.wait(state.pendings, return_when=asyncio.FIRST_COMPLETED)
 
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 async def generate_rollout_async(state, target: int) -> list[int]:
     data = []
     while len(data) < target:
@@ -1272,12 +1290,16 @@ assert [t.done() and not t.cancelled() for t in still] == [True] * 31, "each ran
 print("✓ the rollout raised with 31 groups still generating; no abort ran, and all 31 ran to their end")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # The rollout raised group 5's error at once, the abort step never ran, and the 31 other
 # groups ran to their end for a rollout that had already failed. The cost outlives the
 # failure: `GenerateState` is one object for the whole process (a singleton), and the
 # `state.reset()` at the end of `generate_rollout_async` is skipped too, so its pending set
 # still holds those 31 tasks. The next `generate_rollout_async` in the same process starts
 # with them.
+#
+# :::
 #
 # :::{dropdown} What else the run shows
 #

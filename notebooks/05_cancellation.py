@@ -13,7 +13,7 @@
 # 4. find out what `asyncio.shield` protects when a caller is cancelled, and what a second
 #    cancel does while you wait for a cleanup.
 #
-# **Needs** chapters 03 (tasks) and 04 (wait) · about 65 minutes
+# **Needs** chapters 03 (tasks) and 04 (wait) · about 70 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -240,7 +240,7 @@ def draw_slot_timeline() -> None:
                   lanes=["worker A", "caller A", "worker B", "caller B"])
     ax = fig.axes[0]
     tick = Line2D([], [], color="black",
-                  label="mark (caller A: cancelled, then moved on at once)")
+                  label="mark: a moment (a cancel, moving on, a slot freed)")
     ax.legend(handles=[*ax.get_legend().legend_handles, tick],
               loc="upper left", bbox_to_anchor=(1.01, 1.0), title="state", frameon=False)
     moved_on = tl.events[tl.names().index("caller A continues")].at
@@ -428,6 +428,8 @@ def draw_two_stops(run_of: dict[str, Timeline]) -> None:
 #
 # The answer cancels `collect` at 0.02 s, so the job starts its cleanup then, and cancels
 # `collect` again at 0.03 s, in the middle of that cleanup; it runs once with each way.
+# Each cancel of `collect` goes to what `collect` is awaiting at that moment: the `gather`,
+# or the `asyncio.wait`.
 #
 # **Predict:** with which of the two, `gather` or `asyncio.wait`, is the job already gone when
 # `collect` ends? And what does the second cancel do to the job's 0.03 s cleanup in that run?
@@ -525,54 +527,22 @@ print("✓ gather: collect ended after its job was gone; "
 # %% [markdown]
 # :::{dropdown} Going further: a cancel swallowed on purpose, then a `TaskGroup` (Python 3.13)
 #
-# The question: a worker swallows a cancel on purpose, then runs a `TaskGroup` whose child
-# fails, and handles that failure. On Python 3.13 and later, does the worker's return value
-# reach its caller?
+# Workers sometimes swallow a cancel on purpose: a supervisor cancels one to mean "drop this
+# sample and take the next", and the worker catches `CancelledError` and carries on. Since
+# Python 3.11 each task counts the cancel requests it has received and not taken back,
+# `task.cancelling()`. Catching the error does not lower that count; `task.uncancel()` does.
+# From Python 3.13 on, a `TaskGroup` whose child failed cancels its own task once more if the
+# count is above zero when its block ends (the `TaskGroup` of 3.11 and 3.12 does not).
 #
-# Workers swallow cancels on purpose: a supervisor cancels one to mean "drop this sample and
-# take the next", and the worker catches `CancelledError` and carries on. What does that
-# swallowed cancel do later?
-#
-# Since Python 3.11 every task counts the cancel requests it has received and not taken back:
-# `task.cancelling()`. `task.uncancel()` takes one back. The first folded run below cancels a
-# task that swallows the cancel, once without and once with `uncancel()`, and prints the count
-# the task sees afterwards: does catching the error lower it?
-#
-# From Python 3.13 on, a `TaskGroup` whose child failed looks at that count when its
-# `async with` block ends. If the count is above zero, the group takes it for a cancel from
-# outside that is still in force, and cancels its own task once more. (The `TaskGroup` of
-# 3.11 and 3.12 does not.)
-#
-# In the second folded cell, a worker swallows a cancel and then runs a `TaskGroup` whose
-# child raises `ValueError`. It handles that error with `except* ValueError` and returns the
-# count it saw and the outcome. Its last line before `return` writes the outcome into the
-# dictionary `reached`, so the answer shows whether the worker got that far. It runs twice:
-# once as described, once calling `uncancel()` right after it catches the cancel. The
-# question, for each run on Python 3.13 and later, is whether the worker's return value
-# reaches the caller. The answer below shows both runs.
+# In the run below, a worker swallows a cancel, then runs a `TaskGroup` whose child raises
+# `ValueError`, handles it with `except* ValueError`, and returns the count and the outcome.
+# Its last line before `return` writes the outcome into `reached`, so the answer shows
+# whether it got that far. It runs twice, without and with `uncancel()` after the catch.
+# Predict, for Python 3.13: in which run does the worker's return value reach its caller?
 #
 # :::
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the run: does catching the error lower the count?"}
-async def swallow_cancel(use_uncancel: bool) -> int:
-    try:
-        await asyncio.sleep(1)
-    except asyncio.CancelledError:  # swallowed: the task carries on
-        if use_uncancel:
-            asyncio.current_task().uncancel()
-    return asyncio.current_task().cancelling()
-
-
-for use_uncancel in (False, True):
-    swallower = asyncio.create_task(swallow_cancel(use_uncancel))
-    await asyncio.sleep(0)
-    swallower.cancel()
-    await asyncio.wait([swallower], timeout=2)
-    count = swallower.result()
-    print(f"uncancel() called: {use_uncancel!s:5}   cancelling() afterwards: {count}")
-
-
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the worker that swallows a cancel, then runs a TaskGroup"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 async def drop_sample_then_group(use_uncancel: bool, reached: dict) -> tuple[int, str]:
     try:
         await asyncio.sleep(1)  # a supervisor cancels us here: "drop this sample"
@@ -596,7 +566,6 @@ async def drop_sample_then_group(use_uncancel: bool, reached: dict) -> tuple[int
     return count, outcome
 
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 if sys.version_info < (3, 13):
     version = "{}.{}".format(*sys.version_info[:2])
     print(f"This page ran on Python {version}, not 3.13: its TaskGroup never cancels",
@@ -966,6 +935,9 @@ show_call_site("05")
 # for); each turn's cleanup awaits a 0.05 s abort POST, after which the server frees the
 # slot, and re-raises, as `call_sglang_generate` does. `shutdown` is `_drain`, with a switch
 # for its last step.
+#
+# Predict, with the `gather` and without it: when `shutdown` returns, for how many of the 4
+# turns is the server still generating?
 
 # %%
 ABORT_POST = 0.05
@@ -990,7 +962,7 @@ async def shutdown(turns: list[asyncio.Task], wait_timeout: float, gather: bool)
         await asyncio.gather(*pending, return_exceptions=True)
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the run that prints the table"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the answer"}
 clock = asyncio.get_running_loop().time
 still_generating, took, turns_of = {}, {}, {}
 for gather in (True, False):
@@ -1015,11 +987,15 @@ assert all(t.cancelled() for ts in turns_of.values() for t in ts) and not genera
 print("✓ slime's gather returned with nothing generating; without it all 4 turns still were")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # Without the `gather`, `shutdown` returns before a single cancel has even been delivered
 # (each lands at its turn's next `await`, as in the first experiment), so `finish_session`
 # reads the trajectory while the server is still generating for all four turns; their abort
 # POSTs go out later, with nobody waiting for them. With it, the drain lasts one abort POST
 # longer and ends with every slot freed.
+#
+# :::
 
 # %% tags=["remove-input"]
 show_call_site("05b")

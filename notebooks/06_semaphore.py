@@ -19,7 +19,7 @@
 # 4. find out what happens, with one task and under load, when one path takes the same
 #    semaphore twice.
 #
-# **Needs** chapters 03 (tasks and gather) and 05 (cancellation) · about 50 minutes
+# **Needs** chapters 03 (tasks and gather) and 05 (cancellation) · about 55 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -110,7 +110,8 @@ print("✓ 12 tasks exist and all 12 started; 3 are inside the section, 9 wait f
 # is the permit, so blue means "holding a permit", as the legend says (chapter 04 drew a
 # group holding its slot the same way).
 # `WatchedSemaphore` (folded below) is the `Semaphore(3)` wrapped so that it writes those
-# spans; the samples use it with `async with`, as they would the plain semaphore.
+# spans. The cell calls it `watched`, and the samples use it with `async with`, as they
+# would the plain semaphore.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the wrapper that records each wait and hold"}
 class WatchedSemaphore:
@@ -138,11 +139,11 @@ class WatchedSemaphore:
 rng = random.Random(SEED)  # SEED (setup cell): the same durations every run
 durations = [rng.uniform(0.02, 0.07) for _ in range(10)]
 tl = Timeline()
-permits = WatchedSemaphore(asyncio.Semaphore(3), tl)  # records each wait and hold
+watched = WatchedSemaphore(asyncio.Semaphore(3), tl)  # records each wait and hold
 
 
 async def timed_sample(duration: float) -> None:
-    async with permits:
+    async with watched:
         await asyncio.sleep(duration)
 
 
@@ -150,7 +151,7 @@ _ = await asyncio.gather(*(asyncio.create_task(timed_sample(d), name=f"sample {i
                            for i, d in enumerate(durations)))
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the code that reads the permit times and draws the figure"}
-print("peak inside:", permits.inside.peak,
+print("peak inside:", watched.inside.peak,
       "· most running spans at one instant:", tl.max_overlap("running"))
 held = {s.label: s for s in tl.spans if s.state == "running"}  # each sample's permit
 first_back = min(range(3), key=lambda i: held[f"sample {i}"].end)
@@ -164,7 +165,7 @@ fig = tl.plot("10 samples through Semaphore(3): waiting for a permit, then runni
 
 # %% tags=["claim", "hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # claim: peak-never-exceeds-limit
-inside = permits.inside
+inside = watched.inside
 assert inside.peak == 3, "with more samples than permits, the section fills up to the limit"
 assert tl.max_overlap("running") <= 3, "and never goes beyond it"
 assert inside.entered == 10 and inside.now == 0
@@ -485,11 +486,18 @@ print("✓ the shared semaphore held the peak at 3; a semaphore per task let all
 #
 # :::
 #
-# :::{dropdown} Hint: the pieces, and where the chapter shows them
+# :::{dropdown} Hint 1: the limit
+#
+# Where must the semaphore be made so that all the tasks of one `generate_all` call share
+# it, and what does a semaphore made inside each task do? The run before the exercise shows
+# it. Around which call does each task take its permit? The first experiment shows how.
+#
+# :::
+#
+# :::{dropdown} Hint 2: the pieces, and where the chapter shows them
 #
 # - One `asyncio.Semaphore(limit)`, made once per `generate_all` call and shared by all its
-#   tasks, as slime's rollout shares one; the run before the exercise shows what a
-#   semaphore made inside each task does.
+#   tasks, as slime's rollout shares one.
 # - Each task takes a permit with `async with` around its `generate` call, as in the first
 #   experiment.
 # - `asyncio.TaskGroup` (chapter 03) creates the tasks; when one raises it cancels the others
@@ -754,8 +762,11 @@ show_call_site("06")
 # slime's reward step; in a custom generate function like the coding-agent example's, it runs
 # inside the block, holding the permit. The cell runs the batch both ways and prints when the
 # last of the 8 generate calls was done.
+#
+# Predict, for each way: when are the 8 generate calls done, after about 0.12, 0.21 or
+# 0.42 s?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 GENERATE, GRADE = 0.03, 0.3  # seconds: one generate call, sample 0's grading
 
 
@@ -789,10 +800,14 @@ assert last_generated[False] < 0.75 * last_generated[True], last_generated
 print("✓ grading inside the permit: the 6 calls still waiting went through one permit, and took longer")
 
 # %% [markdown]
+# :::{dropdown} Why
+#
 # With the grading after the block, the 8 calls went through 2 at a time, in 4 rounds of
 # 0.03 s. With the grading inside, sample 0 kept one of the 2 permits for 0.3 s after its
 # call was over, so the 6 calls still waiting went one at a time. For those 0.3 s the servers
 # had one request where the limit allowed two.
+#
+# :::
 #
 # slime's coding-agent example (`examples/coding_agent_rl/generate.py`) is such a custom
 # generate function: inside the call it runs an agent in a sandbox, then grades the agent's
