@@ -73,12 +73,25 @@ def wait_until_gone(pids: list[int], timeout: float) -> dict[int, float]:
 # two `sleep` children of 3 s each, prints `ready <its pid> <child pids>` and waits for them; every
 # command ends by itself after a few seconds, so nothing can outlive a failed run for long.
 
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show parents_of"}
+def parents_of(pids: list[int]) -> set[int]:
+    """The parent pid of each process in `pids` that still exists (psutil's ppid())."""
+    parents = set()
+    for pid in pids:
+        try:
+            parents.add(psutil.Process(pid).ppid())
+        except psutil.NoSuchProcess:
+            pass
+    return parents
+
+
 # %% [markdown]
 # ## Predict: does killing a parent stop its children?
 #
 # In the cell, `read_line(stream, timeout)` reads the child's `ready` line (bounded),
-# `running(pid)` (folded above) tells whether a pid still runs, and
-# `psutil.Process(pid).ppid()` gives a process's parent pid.
+# `running(pid)` and `parents_of(pids)` (both folded above) tell whether a pid still runs
+# and give the parent pids of those still running. The `started_a`, `killed_a`
+# and `looked_a` lines only note times for the next section's figure.
 #
 # We start `spawn-children`; it starts its two children. Then we kill it with SIGKILL, the
 # signal nobody can catch. Predict: are its two children still running afterwards?
@@ -98,12 +111,7 @@ killed_a = time.monotonic()
 time.sleep(0.1)
 running_now = [pid for pid in child_pids if running(pid)]
 looked_a = time.monotonic()
-parents_now = set()
-for pid in running_now:
-    try:
-        parents_now.add(psutil.Process(pid).ppid())
-    except psutil.NoSuchProcess:
-        pass
+parents_now = parents_of(running_now)
 print(f"parent exit code {parent.returncode};",
       f"children still running: {len(running_now)} of 2;",
       f"their parent pids: {parents_now or 'none left'}")
@@ -255,7 +263,7 @@ print("✓ the leader and both children shared a group of their own; one killpg 
 #
 # `start_new_session=True` does two things: a new
 # session and a new {term}`process group`. A *session* is a set of process groups that share
-# one controlling terminal, whose Ctrl-C goes to one group of the session;
+# at most one controlling terminal, whose Ctrl-C goes to one group of the session;
 # `start_new_session=True` makes the child call `setsid()`, and the new session it gets has no
 # terminal at all. Since Python 3.11,
 # `Popen(..., process_group=0)` gives only the second, and that is already enough to keep
@@ -305,14 +313,12 @@ show_source(_cmd_report_signals, first="def report", last="os._exit(128 + signum
 
 # %% [markdown]
 # `run_wrapper` (folded) starts `wrap` around `report-signals`, sends the wrapper one signal
-# once both are ready, and reaps the wrapper. The cell runs it without `--forward` and with
-# it, and prints each run's exit status and the lines the two programs printed, each cut to
-# its first two words (`first_words`).
+# once both are ready, and reaps the wrapper. The cell runs it without `--forward`, then with
+# it, and prints each run's exit status and the first words of what the two programs printed
+# (`first_words`, folded).
 #
-# Predict: with `--forward`, what return code does the wrapper end with for SIGTERM? Two
-# facts from the excerpts above: the child exits with 128 + N when it catches signal N, and
-# `wrap` passes an ordinary exit code on unchanged. (The Why explains the run without
-# `--forward` too.)
+# Predict: without `--forward`, the wrapper gets SIGTERM. What exit status does it end with,
+# and is its child still running afterwards?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 def run_wrapper(forward: bool, stop_signal: signal.Signals) -> tuple[subprocess.Popen, int]:
@@ -327,12 +333,12 @@ def run_wrapper(forward: bool, stop_signal: signal.Signals) -> tuple[subprocess.
     return wrapper, child_pid
 
 
-# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 def first_words(lines: list[str]) -> list[list[str]]:
     """Each printed line's first two words ("got SIGTERM"), without what follows."""
     return [line.split()[:2] for line in lines]
 
 
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 bare_wrapper, bare_child = run_wrapper(forward=False, stop_signal=signal.SIGTERM)
 child_running_then = running(bare_child)
 print("without forwarding: wrapper exit", bare_wrapper.returncode,
@@ -367,6 +373,11 @@ print("✓ without forwarding only our own cleanup reached the child; with it, t
 # %% [markdown]
 # :::{dropdown} Why
 #
+# Without forwarding (the answer's first line), SIGTERM's default action ended the wrapper
+# (return code -15: `Popen` reports a process killed by signal N as -N), and the child never
+# heard of it from the wrapper: it was orphaned like the children in the first experiment,
+# still running. The folded check then ends it with a SIGTERM of its own.
+#
 # With forwarding, the order is the one a job scheduler expects: the wrapper receives the
 # signal, the child receives it, the child exits, the wrapper reports the child's status as
 # its own: 143 for SIGTERM, 130 for SIGINT, the shell's 128 + signal number. The child was not
@@ -374,11 +385,6 @@ print("✓ without forwarding only our own cleanup reached the child; with it, t
 # (`os._exit(128 + signum)`), so the wrapper passed it on unchanged through the last line's
 # `else code`. Had the child been killed instead, `wrap` would have turned its -N into the same
 # 128 + N (`128 - code`).
-#
-# Without forwarding (the answer's first line), SIGTERM's default action ended the wrapper
-# (return code -15: `Popen` reports a process killed by signal N as -N), and the child never
-# heard of it from the wrapper: it was orphaned like the children in the first experiment,
-# still running. The folded check then ends it with a SIGTERM of its own.
 #
 # :::
 #
@@ -488,6 +494,15 @@ print("✓ refused while the child held it; ours as soon as SIGKILL ended the ho
 #    waiting as soon as it exits), then SIGKILL the whole group (some members may ignore
 #    SIGTERM; if the group is already gone, `os.killpg` raises `ProcessLookupError`: catch
 #    it), reap the leader (bounded) and return its return code.
+#
+# :::{dropdown} Two facts from the groups section, and what "nothing behind" covers
+#
+# `os.killpg(leader.pid, ...)` still reaches the group's members after the leader has been
+# reaped, and a SIGTERM ignored by a parent stays ignored in its children. "Nothing behind" is
+# about a job that overruns: one that ends within its budget gets no signal at all, so
+# children it left running outlive it.
+#
+# :::
 #
 # :::{dropdown} What the grader checks
 #
@@ -758,7 +773,8 @@ _sc.differential(run_group_with_budget, _reference, _scenarios, _sth.Beside(_obs
 # slime's CI runs each GPU test through a small wrapper, `tests/ci/gpu_lock_exec.py`, which
 # meets the chapter's three topics at once: it starts the test in a new session, stops it from
 # a signal handler, and owns each GPU through a `flock`. The quotes follow the order in which
-# the wrapper uses them: starting and stopping the test, the handlers, then the lock.
+# the wrapper uses them: starting and stopping the test (between the two runs), then the
+# handlers and the lock (at the end).
 # Other signal and lock sites are in the [source inventory](../book/reference/inventory.md).
 #
 # The wrapper has two gaps:
@@ -768,7 +784,7 @@ _sc.differential(run_group_with_budget, _reference, _scenarios, _sth.Beside(_obs
 # - **Gap 2, the wrapper's own graceful stop:** its handler first signals only the test's own
 #   process (`child.terminate()`). A test that exits on that within 5 s ends the wrapper at once
 #   (`sys.exit`), and the processes the test started are never signalled: they may outlive the
-#   locks. The first quote shows it, and the second run below.
+#   locks. The first quote shows it, just before the second run below.
 #
 # Below, a holder in the shape of
 # `gpu_lock_exec` (the program `GPU_WRAPPER`, folded) takes the lock, starts a 3 s "test" in a
@@ -811,6 +827,14 @@ print("the next job got the lock:", next_job_got_lock,
 assert gpu_wrapper.returncode == -signal.SIGKILL and test_pid in test_gone
 assert next_job_got_lock and test_still_running, "the lock went with the wrapper; the test ran on"
 print("✓ two jobs on one GPU: the lock was free while the killed wrapper's test still ran")
+
+# %% [markdown]
+# The first quote: how `gpu_lock_exec` starts the test and stops it.
+
+# %% tags=["remove-input"]
+from lab_snippets.sites import show_call_site
+
+show_call_site("19")
 
 # %% [markdown]
 # Gap 2 the same way. `GRACEFUL_WRAPPER` (folded) starts a "test", the program
@@ -873,11 +897,6 @@ print("✓ the wrapper's graceful stop ended the test; the test's own child ran 
 # graceful path. Signalling the group first, as the exercise does, closes it.
 #
 # :::
-
-# %% tags=["remove-input"]
-from lab_snippets.sites import show_call_site
-
-show_call_site("19")
 
 # %% tags=["remove-input"]
 show_call_site("19b")

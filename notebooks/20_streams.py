@@ -293,7 +293,7 @@ print("✓ one read() got part of the reply; readexactly and readuntil got the w
 # | bad client (`kind`) | what it sends | what the echo server does | why |
 # |---|---|---|---|
 # | `malformed` | a frame whose payload starts with the bytes `ff fe` (not UTF-8), then a good frame | replies `error:malformed`, keeps the connection | the framing is intact, the next frame can be trusted |
-# | `oversized` | a 5,000-byte frame: its header declares 50 times `max_frame` | replies `error:too large`, closes | reading it would let one client fill our memory; skipping it is not safe either |
+# | `oversized` | a 5,000-byte frame: its header declares 50 times `max_frame` | replies `error:too large`, closes | reading it would let one client fill our memory; skipping it means reading and discarding the declared length, which a liar can set to 4 GB |
 # | `truncated` | 7 bytes of a 13-byte frame, then ends its half of the stream (`write_eof()`) | closes, nothing to reply to | the client is gone |
 # | `idle` | nothing: it waits for the server | closes after `idle_timeout` of silence | a silent client must not hold a handler forever |
 #
@@ -371,7 +371,7 @@ def draw_clients():
     bad_lanes = ["malformed client", "oversized client", "truncated client"]
     fig = tl.plot("One server, four bad clients and a good one",
                   lanes=["server", "good client", *bad_lanes, "idle client"],
-                  meanings={"running": "kept serving", "waiting": "listening / silent"})
+                  meanings={"running": "serving / served", "waiting": "listening / silent"})
     for row, lane in enumerate(bad_lanes, start=2):  # a diamond: these connections are slivers
         span = tl.spans_of(lane)[0]
         fig.axes[0].plot((span.start + span.end) / 2, row, marker="D", markersize=10,
@@ -642,14 +642,16 @@ print("✓ drain() waited from the transport's pause until the reader read and i
 # writer. The `drain()` after that write waited until the server read and the buffer fell to
 # 16,384 bytes or fewer (the figure's dashed lines).
 #
-# The check's output also counts short pause/resume cycles before that drain: while the
-# kernel's buffers grew, the transport could pause the writer and resume it a moment later, so
-# a `drain()` that met such a pause waited less than 0.5 s and the loop went on.
-#
 # :::
 #
 # :::{dropdown} Going further: where the passed-on bytes went
 #
+# - **Short pauses before that drain.** The check's output counts short pause/resume cycles
+#   before the drain that waited. Linux grows a connection's socket buffers in steps as it
+#   carries more, so before they reached their full size a `write` could find them full for a
+#   moment: bytes stayed in the transport, it paused the writer, and it resumed a moment later
+#   when the kernel took them. A `drain()` that met such a pause waited less than 0.5 s, and
+#   the loop went on.
 # - **The kernel's buffers.** Linux grows its loopback TCP buffers up to `net.ipv4.tcp_rmem`
 #   and `tcp_wmem`, so how many megabytes fit depends on the machine.
 # - **The server's stream reader.** asyncio's stream reader on the server side reads from its
@@ -682,8 +684,8 @@ print("✓ drain() waited from the transport's pause until the reader read and i
 # **Predict.** The server's handler is `hold_open` (folded below): it adds its writer to
 # `handler_writers`, waits for the client to send or close (2 s at most), then closes its
 # writer and sets `handler_ended`. In the cell below, a client connects and the server calls
-# `server.close()` (here `listener.close()`). Is the server's side of the connection still
-# open afterwards?
+# `server.close()` (here `listener.close()`), then waits 50 ms, so that anything `close()`
+# left for the loop to do has run. Is the server's side of the connection still open then?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helpers"}
 # The server's handler: it remembers its writer, then waits for the client.
@@ -710,6 +712,7 @@ connecting = asyncio.open_connection("127.0.0.1", port)
 reader, writer = await asyncio.wait_for(connecting, timeout=2)
 await asyncio.wait_for(handler_started.wait(), timeout=2)  # the server has accepted us
 listener.close()  # server.close()
+await asyncio.sleep(0.05)  # a moment for the loop to run whatever close() scheduled
 server_side_open = any(not w.is_closing() for w in handler_writers)
 print("server's side open after server.close():", server_side_open)
 
@@ -1238,8 +1241,8 @@ _sc.differential(fetch_replies, _reference, _scenarios(), _observe, _compare, wh
 #
 # Below, `render_stream` has the
 # shape of `_render_stream`: a start event, three events per content block, two
-# closing events, each one written and awaited (we await `drain()` after every `write`, which
-# waits at least as often as aiohttp's `write`). The cell below has `render_stream` serve one
+# closing events, each one written and awaited (here `await writer.drain()` after each
+# `write` stands in for aiohttp's awaited `write`). The cell below has `render_stream` serve one
 # response of three blocks (8,000 characters of thinking and text, and a tool call) to a
 # client that connects and reads nothing until the stream's coroutine has returned, or until
 # 2 s have passed.

@@ -184,10 +184,9 @@ print(f"✓ the two checks disagree on {len(disagree)} hooks; neither sees the a
 # alone; `Coroutine` also for `send`, `throw` and `close`, the methods that drive a coroutine
 # step by step. A `Task` (chapter 03) is a kind of Future: it has `__await__`.
 #
-# **Predict.** Which of the five checks give `True` for `ReadyScore(0.5)`, and which for the
-# `Task`? What is at stake: a framework that awaits a hook's result only when
-# `isinstance(result, Coroutine)` says so. Which hooks of the first table would it leave
-# unawaited, passing on a `Task` or a `ReadyScore` as if it were the score?
+# **Predict.** Which of the five checks give `True` for the `Task`? What is at stake: a
+# framework that awaits a hook's result only when `isinstance(result, Coroutine)` says so would
+# pass on any object that check rejects as if it were the score.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show old_style, a pre-async-def coroutine"}
 import types

@@ -18,7 +18,7 @@
 #    without stopping the program.
 #
 # **Needs** chapters 05 (cancellation), 08 (a blocked loop) and 22 (signals to a service) ·
-# about 65 minutes
+# about 70 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
@@ -168,8 +168,7 @@ print("✓ the names and get_stack() are the same for both; the await chains end
 #
 # `describe_tasks()` prints such a chain for every task of the loop, one `Task 'name':` line and
 # then its chain, indented. The cell prints the slot holder's entry (`entry_of`, folded, cuts
-# one entry out of such a report). The exercise's `format_all_stacks(loop)` ends with this same
-# report for the tasks of `loop`, after one entry per thread in the same shape.
+# one entry out of such a report).
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show entry_of: one entry of a report"}
 def entry_of(lines: list[str], header: str) -> list[str]:
@@ -349,9 +348,11 @@ print("✓ the dump showed both deadlocked threads, and the process went on runn
 # :::
 #
 # From inside, `faulthandler.dump_traceback_later(timeout)` starts a watchdog thread in C that
-# dumps every stack if the timer is not cancelled (`cancel_dump_traceback_later()`) in time:
+# dumps every stack if the timer is not cancelled (`cancel_dump_traceback_later()`) in time.
+# The child below arms it for 0.3 s after its two threads deadlock. Predict: once the dump is
+# written, does the process go on running, or does the watchdog end it?
 
-# %%
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 watchdog_child = HANGS + ["frozen", "5", "--later", "0.3"]
 later = subprocess.Popen(watchdog_child, stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -364,7 +365,7 @@ finally:
         later.kill()
         later.communicate(timeout=5)
 print(later_dump.splitlines()[0], "·", later_dump.count("take_"),
-      "frames of the two deadlocked functions")
+      "frames of the two deadlocked functions · exit status", later.returncode)
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 assert later_dump.startswith("Timeout (0:00:00.300000)!"), (
@@ -374,6 +375,16 @@ assert "take_a_then_b" in later_dump, (
 assert later.returncode == 0, (later.returncode, later_dump[-300:])
 print("✓ 0.3 s after the deadlock the watchdog dumped both threads; the process ran on until"
       " we closed its stdin")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# `dump_traceback_later(timeout, repeat=False, file=sys.stderr, exit=False)`: with `exit=False`,
+# the default, the watchdog only writes the dump, and the process runs on. The child went on
+# until our `communicate()` closed its stdin, then gave up and exited with status 0. Pass
+# `exit=True` to end the process after the dump instead.
+#
+# :::
 
 # %% [markdown]
 # :::{dropdown} Going further: when a dump can crash, and what py-spy needs
@@ -500,8 +511,8 @@ print("✓ each hook got its error once")
 # every callback or task step that ran longer than `loop.slow_callback_duration`. The course's
 # `slow_callback_log(threshold)` (from `lab_snippets.loopwatch`, first used in chapter 02)
 # switches it on for one block, sets that duration, here 0.03 s, and collects the warnings in a
-# list. A task named `tokenizer` spins for 0.06 s without an `await`. Predict: is the warning
-# written while the task still holds the loop, or after its step has returned?
+# list. A task named `tokenizer` spins for 0.06 s without an `await`, its whole body. Predict:
+# what will the warning call the task, and in what state: still running, or finished?
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the helper that shortens the warning"}
 def shortened(warning: str) -> str:
@@ -560,7 +571,7 @@ print("✓ the slow-callback warning names the task that held the loop")
 # It is imported at the top. Its string holds every thread's stack, each under a
 # `Thread 'name':` line, one indented `function (file:line)` line per call, innermost last;
 # then, when a loop is given, every task of `loop` exactly as `describe_tasks` printed it
-# above. Its shape, with the lines elided:
+# above (the slot holder's entry in "Following the awaits"). Its shape, with the lines elided:
 #
 # ```text
 # Thread 'MainThread':
@@ -570,6 +581,12 @@ print("✓ the slow-callback warning names the task that held the loop")
 # Task '<a task's name>':
 #     ...
 # ```
+#
+# Calling it from the watchdog's thread is safe because it only reads: `asyncio.all_tasks(loop)`
+# copies the loop's set of tasks (it retries if the loop's thread changes the set meanwhile),
+# and each chain is read from a task's coroutine, without calling the loop. If the loop is
+# still running, the report is a snapshot that may be a step out of date; if it is stuck,
+# nothing changes under it.
 #
 # :::
 #

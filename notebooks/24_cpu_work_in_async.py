@@ -17,15 +17,15 @@
 # 5. route each piece of work to the loop or to a process pool by its size.
 #
 # **Needs** chapters 08 (thread pools, the heartbeat) and 12 (process pools, the GIL) · about
-# 70 minutes
+# 65 minutes
 #
 # **New to the course?** [How to read an experiment](../book/reading_guide.md) explains the
 # timelines, the helpers and the folded checks; the [glossary](../book/glossary.md) gives the
 # words the chapters share. In the first cell, `figure_style()` only sets how the plots look.
 #
 # **Timings.** Every time on this page is the best of a few interleaved runs. A busy machine
-# changes the numbers, not the conclusions; where it could change what you see, an answer
-# prints the machine's load average.
+# changes the numbers, not the conclusions; where it could change what you see, a fold next to
+# the answer prints the machine's load average and says what the load changes.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the setup"}
 import asyncio
@@ -161,9 +161,10 @@ else:
 # `sys.getswitchinterval()` seconds (5 ms by default): a thread that wants the GIL waits one
 # interval, then asks the holder to drop it. So the loop's thread gets turns, and its longest
 # silence is a part of the work, not all of it (compare the printed gap with the scoring's time).
-# The printed gap is a few intervals, not one, because one heartbeat needs the GIL twice (to
-# come back from its wait on the selector, then to run its callback), and each time the scoring
-# thread may hold it for up to an interval.
+# The printed gap is a few intervals, not one, because one heartbeat needs the GIL twice: to
+# come back from its wait on the selector, and again after the loop's next pass, which polls the
+# selector once more (with a timeout of 0, but the poll still releases the GIL) before the step
+# that records the heartbeat runs. Each time the scoring thread may hold it for up to an interval.
 #
 # Is the work faster? No. The scoring is the same Python code under the same GIL, so in a thread
 # it needs the same CPU time as on the loop: compare the first line's scoring time with the
@@ -318,9 +319,7 @@ for kind, runs in side_by_side.items():
     cpu = max(r["cpu"] for r in runs)
     print(f"{kind:<14} both executing at once: {both:4.0%} of the time",
           f"· {cpu:.2f} CPUs busy on average (CPU seconds per second)")
-print(what_this_run_saw(best_pair))  # folded: each process's own share
-print("load average of this machine meanwhile:",
-      f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+load_side_by_side = os.getloadavg()[0]  # printed in the load fold below the Why
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 if gil:
@@ -354,18 +353,24 @@ else:
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Two threads keep one CPU busy at most, and are never executing at the same instant: the GIL
-# lets one of them run Python code at a time (the `to_thread` section), on any machine. Two
+# Two processes run at once; two threads never do. The GIL lets one thread run Python code at a
+# time (the `to_thread` section), on any machine, so two threads keep one CPU busy at most. Two
 # processes each have their own interpreter and GIL, and here a CPU each: with two idle CPUs
 # both execute nearly all the time, and the pair keeps close to 2 CPUs busy.
 #
 # :::
-#
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show this run's load: each process's share, the load average"}
+print(what_this_run_saw(best_pair))
+print(f"load average of this machine meanwhile: {load_side_by_side:.1f}",
+      f"on {os.cpu_count()} CPUs")
+
+# %% [markdown]
 # :::{dropdown} Going further: when the machine is busy
 #
-# When more programs want a CPU than there are CPUs (the load average, under the table: how many
-# wanted one, on average, over the last minute), each process waits for its turns: the line
-# above the load gives the share of the time each one was executing. Then both numbers fall,
+# When more programs want a CPU than there are CPUs (the load average, in the fold above: how
+# many wanted one, on average, over the last minute), each process waits for its turns: the
+# fold's first line gives the share of the time each one was executing. Then both numbers fall,
 # and the CPU seconds per second can come out no higher than the threads'. The first column
 # still tells the two apart: two processes that each execute part of the time overlap about as
 # often as chance has them meet, and threads never do (the check asks for at least a tenth of
@@ -500,12 +505,15 @@ print("✓ the same empty call costs more than 3 × as much with 8 MB of argumen
 # pool. The work is `burn(1200)`, the same kind of loop as `score`, four times `burn(300)`
 # above and so about four times as long as the large scoring; it also reports when it ran,
 # read where it ran (in the thread, or in the worker process). Each way gets a heartbeat lane,
-# red wherever the loop did not answer for over 6 ms, and a work lane.
+# blue while the loop answered its 2 ms heartbeat, red wherever it did not answer for over
+# 20 ms (ten missed heartbeats), and a work lane.
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the code that runs the three and draws them"}
+import statistics
 from functools import partial
 
 WORK = partial(burn, 1200, gap=0.006)  # its running intervals: holes over 6 ms are holes
+RED = 0.020  # a heartbeat gap over 20 ms is drawn red
 
 
 async def burn_on_loop() -> dict:
@@ -515,8 +523,10 @@ async def burn_on_loop() -> dict:
 async def three_ways():
     tl = Timeline()
     silence = {}  # the loop's longest gap, as a fraction of the work's duration
-    stalls = {}  # how many gaps over 6 ms
-    red = {}  # the gaps over 6 ms added up, as a fraction of the work's duration
+    longest = {}  # the loop's longest gap, in seconds
+    answers = {}  # heartbeats the loop answered while the work ran
+    spacing = {}  # the median time between two of those answers, in seconds
+    ticks = {}  # when the loop answered, while the work ran
     ran = {}  # the share of the work's span during which it had a CPU
     for label, runner in (("on the loop", burn_on_loop),
                           ("to_thread", lambda: asyncio.to_thread(WORK)),
@@ -526,52 +536,58 @@ async def three_ways():
                 report = await asyncio.wait_for(runner(), timeout=10)
         for start, end in report["intervals"]:
             tl.add(f"{label} · work", start, end, state="running")
-        watch.add_to(tl, f"{label} · event loop", threshold=0.006)
+        watch.add_to(tl, f"{label} · event loop", threshold=RED)
         span = report["end"] - report["start"]
         silence[label] = watch.max_gap / span
-        stalls[label] = len(watch.gaps_over(0.006))
-        red[label] = watch.frozen_time(0.006) / span
+        longest[label] = watch.max_gap
+        during = [b for b in watch.beats if report["start"] <= b <= report["end"]]
+        answers[label], ticks[label] = len(during), during
+        steps = [b - a for a, b in zip(during, during[1:], strict=False)]
+        spacing[label] = statistics.median(steps) if steps else None
         ran[label] = sum(end - start for start, end in report["intervals"]) / span
-    return tl, silence, stalls, red, ran
+    return tl, silence, longest, answers, spacing, ran, ticks
 
 
-def draw_three_ways(tl):
+def draw_three_ways(tl, ticks):
     fig = tl.plot("One piece of CPU work three ways: when the loop answered, when the work ran",
                   lanes=["on the loop · event loop", "on the loop · work", "to_thread · event loop",
                          "to_thread · work", "process pool · event loop", "process pool · work"],
-                  meanings={"running": "answering / working", "blocked": "loop did not answer for over 6 ms"})
-    for gap in tl.spans_of("to_thread · event loop"):  # a thin tick at each heartbeat answered
-        fig.axes[0].plot([gap.start] * 2, [2 - 0.42, 2 + 0.42], color="black", linewidth=0.6)
+                  meanings={"running": "answering / working", "blocked": "loop did not answer for over 20 ms"})
+    for beat in ticks["to_thread"]:  # a thin tick at each heartbeat answered
+        fig.axes[0].plot([beat] * 2, [2 - 0.42, 2 + 0.42], color="black", linewidth=0.6)
     return fig
 
 
-def draw_thread_zoom(tl, width=0.05):
+def draw_thread_zoom(tl, ticks, width=0.05):
     """The two to_thread lanes again, `width` seconds from the middle of the work, with a tick
     at each heartbeat the loop answered (where one gap ends, the next starts)."""
     work = tl.spans_of("to_thread · work")
     middle = (work[0].start + work[-1].end) / 2
     fig = tl.plot("to_thread, 50 ms of it: a tick for each heartbeat the loop answered",
                   lanes=["to_thread · event loop", "to_thread · work"],
-                  meanings={"running": "answering / working", "blocked": "loop did not answer for over 6 ms"})
+                  meanings={"running": "answering / working", "blocked": "loop did not answer for over 20 ms"})
     ax = fig.axes[0]
-    for gap in tl.spans_of("to_thread · event loop"):
-        ax.plot([gap.start] * 2, [-0.42, 0.42], color="black", linewidth=2)
+    for beat in ticks["to_thread"]:
+        ax.plot([beat] * 2, [-0.42, 0.42], color="black", linewidth=2)
     ax.set_xlim(middle, middle + width)
     return fig
 
 
 # %% [markdown]
-# Predict: for each of the three, is the heartbeat lane one long red stretch, many short red
-# gaps, or almost no red?
+# Predict: for each of the three, while the work runs, does the loop stop answering its 2 ms
+# heartbeat altogether, answer but less often, or answer as often as when idle?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
-tl, silence, stalls, red, ran = await three_ways()  # folded: the three runs, their gaps
-print(f"{'':<13} {'gaps over 6 ms':>14}   their total, as a share of the work")
+tl, silence, longest, answers, spacing, ran, ticks = await three_ways()  # folded
+print(f"{'':<13} {'longest silence':>15} {'answers meanwhile':>18}",
+      f"{'typical spacing':>16}")
 for label in silence:
-    print(f"{label:<13} {stalls[label]:>14}   {red[label]:.0%}")
+    typical = "-" if spacing[label] is None else f"{spacing[label] * 1000:.0f} ms"
+    print(f"{label:<13} {longest[label] * 1000:>12.0f} ms {answers[label]:>18}",
+          f"{typical:>16}")
 load_three_ways = os.getloadavg()[0]  # printed in the fold with the other numbers
-fig = draw_three_ways(tl)  # the first figure: all six lanes
-zoom = draw_thread_zoom(tl)  # the second: 50 ms of the to_thread lanes
+fig = draw_three_ways(tl, ticks)  # the first figure: all six lanes
+zoom = draw_thread_zoom(tl, ticks)  # the second: 50 ms of the to_thread lanes
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
 # One run each, not interleaved: only the side a load cannot flip is asserted here
@@ -585,73 +601,41 @@ print("✓ scoring on the loop silenced it for most of the work (at least 0.8 of
 # %% [markdown]
 # :::{dropdown} Why
 #
-# Each way has two lanes. The heartbeat lane is the loop: blue while it answered, red for a gap
-# of over 6 ms (three missed heartbeats), whatever kept it: its own work, a wait for the GIL or
-# a busy machine. The work lane is blue while the work had a CPU. The two printed numbers count,
-# for each way, the gaps over 6 ms and their total as a share of the work's duration. A gap runs
-# from the loop's last answer before it to its first answer after it, so one gap that covers the
-# whole work comes out a little over 100%.
+# Each way has two lanes: the heartbeat lane (blue while the loop answered, red for a silence of
+# over 20 ms) and the work lane (blue while the work had a CPU). Three findings, one per way:
 #
-# On the loop the heartbeat is red for the whole work: one gap, the loop's thread busy with the
-# work, and no load can shorten that (the check asks for at least 0.8 of the work).
+# - **On the loop: one long silence.** The heartbeat lane is one red stretch as long as the
+#   work, and the loop answers no heartbeat meanwhile: its only thread is busy with the work.
+# - **In a thread: answers, but seldom.** The longest silence shrinks to a few milliseconds, but
+#   the loop answers about every 8 ms instead of every 2 ms (the ticks in the zoom). Each time
+#   the loop comes back to run a callback, it first waits for the GIL, up to a switch interval
+#   (5 ms), so a request that needs ten steps of the loop (each `await` that suspends is one)
+#   waits ten times, where an idle loop needs microseconds. Chapter 08's `to_thread` lane had
+#   no such waits: there the thread *slept*, which releases the GIL; here it runs Python code.
+# - **In the process pool: free.** The work holds none of this process's GIL, so the loop
+#   answers about every 2 ms, as when idle.
 #
-# In a thread the heartbeat lane is cut into many short red gaps, each a wait of the loop's
-# thread for the GIL. In the first figure that lane is red between thin black ticks: each tick
-# is a heartbeat the loop answered, an instant too short to show as blue at that scale. The
-# second figure shows 50 ms of it: the loop did answer, as the `to_thread` section found, but
-# seldom, most ticks more than 6 ms apart. The printed numbers say the same: many gaps where the
-# loop had one, and their total about as large as the loop's one gap.
-#
-# Which cost is that? Not the longest silence: that did shorten, from the whole work to a few
-# milliseconds (the fold below prints it). The cost is a wait at every step of the loop: each
-# time the loop comes back to run a callback, it first waits for the GIL, up to a switch
-# interval (5 ms), so while the work runs a request that needs ten steps of the loop (each
-# `await` that suspends is one) takes ten of those waits, where an idle loop needs microseconds.
-# The red share counts only gaps over 6 ms, so it depends on that threshold: with a threshold
-# above the spacing of the ticks in the zoom, the lane would be mostly blue, and each step
-# would still wait. Chapter 08's heartbeat figure showed a
-# `to_thread` lane with no red at all: there the thread *waited* (slept), which releases the
-# GIL; here it runs Python code, which holds it.
-#
-# In the process pool the work holds none of this process's GIL: on a machine with a CPU to
-# spare, its heartbeat lane is almost all blue and its work lane almost one unbroken bar.
-#
-# The three work bars are the same work, the same CPU time. If one comes out longer (the pool's,
-# say), the work waited for a CPU during it: in holes over 6 ms, drawn as gaps, or in shorter
-# ones the lane merges into its bar. These are single runs on a shared machine, so a burst of
-# load stretches whichever run it falls on; on a quiet machine the pool's run takes no longer
-# than the loop's (the fold below prints each one's share of time with a CPU).
+# The three work bars are the same work, the same CPU time.
 #
 # :::
 
-# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the other numbers: the longest gap, the work's CPU share, the load"}
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the numbers on load: the work's CPU share, the load average"}
 for label in silence:
-    print(f"{label:<13} longest gap: {silence[label]:.0%} of the work",
-          f"· the work had a CPU {ran[label]:.0%} of its time")
+    print(f"{label:<13} the work had a CPU {ran[label]:.0%} of its time")
 print(f"load average meanwhile: {load_three_ways:.1f} on {os.cpu_count()} CPUs")
-in_thread = ran["to_thread"]  # read from this run: few holes, or a busy machine's many
-print(f"→ this run: the work in a thread had a CPU {in_thread:.0%} of its time,",
-      "so its lane shows few holes" if in_thread >= 0.9 else
-      "so its lane has holes: the machine was busy (the fold below says why)")
 
 # %% [markdown]
-# :::{dropdown} Going further: the work's CPU share, and red in the pool's lanes on a busy machine
+# :::{dropdown} Going further: what a busy machine changes in these lanes
 #
-# The work in a thread gave the GIL up at each heartbeat the loop answered, but only for the
-# moment a heartbeat takes, far less than 6 ms, the shortest hole its lane counts (`burn`'s
-# `gap=0.006`, in the folded runner). Those hand-overs leave no hole in its lane: on a machine
-# with a CPU to spare, the work in a thread had a CPU nearly all its time, and its lane shows
-# few holes. The last line in the fold above reads this run's share and says which it saw.
-#
-# When more programs want a CPU than there are CPUs (the load line in the same fold), the
-# operating system gives each of them turns, the worker and the loop's thread included. Then
-# the pool's work lane has holes (its CPU share falls below 100 %), and its heartbeat lane has
-# short red gaps of its own: red still means a loop that did not answer, but what kept it
-# waiting was another program on the CPU, not this process's GIL. The thread's red has both
-# causes, so at the same load the pool's red share is usually the smaller; these are single
-# runs, so a burst of load during one of them can turn that round. (Handing the call over also
-# runs briefly in this process, in the pool's manager thread and the queue's feeder thread that
-# pickles the call into the pipe.)
+# These are single runs, one way after the other. When more programs want a CPU than there are
+# CPUs (the load average in the fold above), the operating system gives each of them turns, the
+# worker and the loop's thread included. Then a work bar comes out longer than the others, with
+# holes where the work waited for a CPU (holes over 6 ms are drawn; shorter ones merge into the
+# bar), and the pool's heartbeat lane gets short red gaps of its own: what kept the loop waiting
+# then was another program on the CPU, not this process's GIL. The check above asserts only what
+# no load can change: on the loop, the loop is silent for the whole work. (Handing the call to
+# the pool also runs briefly in this process, in the pool's manager thread and the queue's
+# feeder thread that pickles the call into the pipe.)
 #
 # :::
 
@@ -975,8 +959,10 @@ process_pool.shutdown(wait=True, cancel_futures=True)
 # - A process pool through `run_in_executor` frees the loop and adds CPU, at a price per call
 #   (pickling, pipes) that grows with the arguments. For tiny work the price exceeds the work:
 #   route by size.
-# - `SIGALRM` timeouts work only in the main thread; moved to a thread they fail with
-#   `ValueError` before any work is done.
+# - `SIGALRM` timeouts work only in the main thread; moved to a thread, one that installs its
+#   handler on entry fails with `ValueError` before any work is done. One whose handler was
+#   installed in the main thread and that only arms the alarm in the worker fails worse: the
+#   `TimeoutError` is raised in the main thread, wherever it happens to be.
 #
 # **What's next.** Chapter 25 finds the concurrency limits hidden in each layer of a service:
 # connection pools, executors and actors.
@@ -994,18 +980,11 @@ from lab_snippets.sites import show_call_site
 show_call_site("24")
 
 # %% [markdown]
-# The next quote is a `SIGALRM` timeout like `alarm_timeout`, beside the DAPO scorer. At the
-# pinned commit nothing calls it yet, so the run after it is a what-if: what the first reward
-# to use it from the rollout's loop would get.
-
-# %% tags=["remove-input"]
-show_call_site("24b")
-
-# %% [markdown]
-# The run, on this chapter's model: a reward coroutine that wraps its scoring in
-# `alarm_timeout` and turns any exception into DAPO's score for a wrong answer, -1.0. It runs on
-# an event loop in a daemon thread, where slime runs its rollout (chapter 13), and scores a text
-# that deserves 1.0.
+# Beside the DAPO scorer, slime has a `SIGALRM` timeout like `alarm_timeout` (quoted after the
+# run). What would the first reward to use it from the rollout's loop get? The run, on this
+# chapter's model: a reward coroutine that wraps its scoring in `alarm_timeout` and turns any
+# exception into DAPO's score for a wrong answer, -1.0. It runs on an event loop in a daemon
+# thread, where slime runs its rollout (chapter 13), and scores a text that deserves 1.0.
 
 # %%
 import threading
@@ -1036,3 +1015,11 @@ assert not rollout_thread.is_alive(), "the rollout thread finished"
 assert rewards == [-1.0] and reward_errors == ["ValueError"], (
     "installing the SIGALRM handler failed in the thread, and the catch-all scored the text -1.0")
 print("✓ in the rollout's thread the timeout raised ValueError before any scoring: reward -1.0")
+
+# %% [markdown]
+# The timeout in slime. At the pinned commit nothing calls it yet, so the run above is a
+# what-if: the first reward to use it from the rollout's loop, with a catch-all like the run's,
+# would score every sample -1.0.
+
+# %% tags=["remove-input"]
+show_call_site("24b")
