@@ -222,7 +222,8 @@ print("✓ the coroutine ran on the loop thread; the thread ended and its loop i
 # - `__init__` returns only once the loop runs: the loop's first callback sets an Event,
 #   `started`, and `__init__` waits for it. A loop that cannot start fails right there.
 #
-# `stop()` gets its own section, *Stopping the loop thread*.
+# `stop()` and its helper `_cancel_other_tasks` (in the fold) get their own section,
+# *Stopping the loop thread*.
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the loop thread's body and its shutdown helper"}
 def serve_forever(loop: asyncio.AbstractEventLoop, started: threading.Event) -> None:

@@ -365,6 +365,33 @@ class Outcome:
     agent_exit_code: int | None = None
 
 
+# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show agent_task as it runs, with the line that draws its harness step"}
+async def agent_task(task: str, fault: str, permits: asyncio.Semaphore,
+                     harness=run_harness, work: float = 0.02, budget: float = BUDGET,
+                     guard: float | None = None) -> Outcome:
+    hang = fault == "harness hangs"
+    open_session(task)  # 1. the session
+    try:
+        # 2. the whole-task guard, around the sandbox and the evaluation
+        async with asyncio.timeout(guard_for(budget) if guard is None else guard):
+            async with boot_sandbox(task, fault, permits) as sandbox:  # 3. the boot
+                # instrument: the next line only draws the harness step on the timeline
+                with phase(task, "H"):
+                    # 4. the harness, with its budget
+                    exit_code, diff = await harness(sandbox, task, work, budget,
+                                                    hang=hang)
+            # 5. the sandbox is closed: evaluate the diff
+            reward = await evaluate(task, diff, fault)
+            return Outcome(task, "ok", reward, exit_code)
+    except TimeoutError:  # 6. a guard timeout or any other Exception: aborted
+        return Outcome(task, "aborted: wall-clock timeout")
+    except Exception as exc:
+        return Outcome(task, f"aborted: {type(exc).__name__}")
+    finally:  # 6. on every path, drop the session
+        await drop_session(task)
+
+
+# %% tags=["remove-input"]
 from IPython.display import Markdown, display
 
 from lab_snippets.showcode import source_lines
@@ -394,32 +421,6 @@ def show_listing(function, instruments: tuple[str, ...] = (), plain: bool = Fals
         lines = [line + "  # instrument" if any(mark in line for mark in instruments) else line
                  for line in source_lines(function)]
     display(Markdown("```python\n" + "\n".join(lines) + "\n```"))
-
-
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show agent_task as it runs, with the line that draws its harness step"}
-async def agent_task(task: str, fault: str, permits: asyncio.Semaphore,
-                     harness=run_harness, work: float = 0.02, budget: float = BUDGET,
-                     guard: float | None = None) -> Outcome:
-    hang = fault == "harness hangs"
-    open_session(task)  # 1. the session
-    try:
-        # 2. the whole-task guard, around the sandbox and the evaluation
-        async with asyncio.timeout(guard_for(budget) if guard is None else guard):
-            async with boot_sandbox(task, fault, permits) as sandbox:  # 3. the boot
-                # instrument: the next line only draws the harness step on the timeline
-                with phase(task, "H"):
-                    # 4. the harness, with its budget
-                    exit_code, diff = await harness(sandbox, task, work, budget,
-                                                    hang=hang)
-            # 5. the sandbox is closed: evaluate the diff
-            reward = await evaluate(task, diff, fault)
-            return Outcome(task, "ok", reward, exit_code)
-    except TimeoutError:  # 6. a timeout (the guard's, or any inside it): aborted
-        return Outcome(task, "aborted: wall-clock timeout")
-    except Exception as exc:  # 6. any other Exception: aborted
-        return Outcome(task, f"aborted: {type(exc).__name__}")
-    finally:  # 6. on every path, drop the session
-        await drop_session(task)
 
 
 show_listing(agent_task, instruments=("# instrument", "phase(task,"), plain=True)
@@ -930,9 +931,8 @@ finally:  # whatever happened, no child is left behind
 # Implement `run_harness_owned` with the same signature and results as `run_harness`:
 #
 # 1. start the harness in the sandbox: `proc = await sandbox.start(harness_command(task, work, hang=hang, max_life=3))`;
-# 2. wait for its end with `communicate()`, bounded by `asyncio.timeout(budget)` (no
-#    polling): at most `budget` seconds from
-#    when `sandbox.start` returns (unlike `run_harness`, do not wait for a "started" line:
+# 2. wait for its end with `communicate()`, bounded by `asyncio.timeout(budget)` from
+#    when `sandbox.start` returns (no polling; no "started" line to wait for:
 #    `communicate()` reads it with the rest);
 # 3. if it finished, return `(proc.returncode, diff)`, with the diff from `parse_result`
 #    (or `None`);
