@@ -215,15 +215,15 @@ print("✓ the coroutine ran on the loop thread; the thread ended and its loop i
 #
 # `LoopThread` below grows that core into a class:
 #
-# - `run()` submits a coroutine and waits for its result with a timeout; `submit()` returns
-#   the future without waiting;
-# - its thread runs `serve_forever` (in the fold: run the loop until it is stopped, then
-#   close it), as a daemon thread, which does not keep the interpreter from exiting;
-# - `started`, a `threading.Event` that the loop sets with its first callback. `__init__`
-#   waits for it and returns only once the loop runs. So a loop thread that cannot start
-#   fails in `__init__`, with an error, and not later as a `result()` that times out;
-# - `stop()` and its helper `_cancel_other_tasks` (in the fold): later, in *Stopping the loop
-#   thread*, which puts them to the test.
+# - `submit()` hands a coroutine to the loop and returns its future at once.
+# - `run()` hands it over and waits for its result, with a timeout.
+# - The thread runs `serve_forever` (in the fold): the loop runs until stopped, then closes.
+# - The thread is a daemon, so it does not keep the interpreter from exiting.
+# - `__init__` returns only once the loop runs: the loop's first callback sets an Event,
+#   `started`, and `__init__` waits for it. A loop that cannot start fails right there.
+#
+# `stop()` and its helper `_cancel_other_tasks` (in the fold) get their own section,
+# *Stopping the loop thread*.
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the loop thread's body and its shutdown helper"}
 def serve_forever(loop: asyncio.AbstractEventLoop, started: threading.Event) -> None:
@@ -440,9 +440,9 @@ print("✓ 0.2 s after call_soon returned, the callback had still not run")
 # An idle loop is asleep in the operating system, waiting for I/O. `call_soon` from another
 # thread puts the callback on the loop's list but does not wake the loop. So the call did not
 # fail, and the callback did not run within the 0.2 s: it waits until something else wakes the
-# loop. `call_soon_threadsafe` does wake it. asyncio's own loops (the selector loop, the Unix default, and the proactor loop on Windows) send a
-# byte on a socket the loop is watching. Once awake, the loop runs every callback on its
-# list, and that includes the stranded one.
+# loop. To wake it, `call_soon_threadsafe` writes a byte to a socket the loop watches
+# (asyncio's selector loop, the Unix default, and the proactor loop on Windows alike).
+# Once awake, the loop runs every callback on its list, the stranded one included.
 #
 # :::
 #
@@ -590,10 +590,8 @@ print("✓ the timeout left the coroutine running; future.cancel() cancelled it 
 # %% [markdown]
 # ## Stopping the loop thread
 #
-# `background` is still the one `LoopThread` made in *One loop, forever, in its own thread*.
-# It is running, out of debug mode again (the debug cell turned it back
-# off), and the coroutine cancelled just above has ended on it. This section stops it for
-# good.
+# `background`, the `LoopThread` from *One loop, forever*, is still running; this section
+# stops it for good.
 #
 # A long-lived loop often has work still pending when the program wants to stop. Below, a
 # poll that would sleep for 30 s is still running on the loop when the notebook calls
@@ -611,8 +609,10 @@ display(Markdown("```python\n" + "\n".join(
     source_lines(LoopThread.stop) + [""] + source_lines(_cancel_other_tasks)) + "\n```"))
 
 # %% [markdown]
-# **Predict.** Does the poll's `finally` run, and in which order do the three marks `stop
-# requested`, `pending task cleaned up` and `loop thread stopped` come?
+# **Predict.** `stop()` cancels the other tasks *before* it stops the loop. Why that order:
+# had it called `loop.stop` first, would the poll's `finally` ever run? And in the run below,
+# in which order do the marks `stop requested`, `pending task cleaned up` and `loop thread
+# stopped` come?
 
 # %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
 tl = Timeline()
@@ -763,17 +763,15 @@ assert debug_flags == [True], debug_flags
 # calls made on the loop thread itself):
 #
 # - **where**: the coroutine runs on the loop thread;
-# - **result**: its result, or its own exception as it is, reaches the caller as soon as the
-#   coroutine ends, not at the deadline: its end wakes the caller's wait (a wait that polls
-#   hears of it a round late, and wakes many times for nothing);
-# - **deadline**: `TimeoutError` at the deadline, not before it, and not later either, even
-#   when the cancelled coroutine is slow to clean up;
-# - **what is left**: the coroutine that timed out is cancelled on its loop (its cleanup may
-#   still be running there when `TimeoutError` reaches the caller), and no task is left pending
-#   there once that cleanup ends; the other callers' coroutines and the loop itself are untouched;
-# - **on the loop thread**: `RuntimeError` at once (the loop goes on serving the other
-#   threads' calls), the coroutine handed in closed and never run; only the loop thread itself
-#   is refused: the notebook's thread, which runs a loop of its own, is served.
+# - **result**: its result, or its own exception unchanged, reaches the caller when it ends.
+# - **no polling**: the coroutine's end wakes the caller; a polling wait fails this.
+# - **deadline**: `TimeoutError` exactly at the deadline, even if cleanup is slow.
+# - **what is left**: the timed-out coroutine is cancelled on its loop; nothing else is.
+# - **on the loop thread**: `RuntimeError` at once; the coroutine is closed, never run.
+#
+# The cancelled coroutine's cleanup may still be running when `TimeoutError` reaches the
+# caller; once it ends, no task is left pending. After a refusal the loop goes on serving
+# the other threads.
 #
 # :::
 #
@@ -1193,8 +1191,8 @@ _sc.differential(call_with_deadline, _reference, _inside_calls, _sth.Beside(_obs
 # - A loop running forever in a background thread serves synchronous callers:
 #   `run_coroutine_threadsafe` submits, `result(timeout)` waits with a bound, and a caller on
 #   another loop awaits `asyncio.wrap_future(...)` instead of blocking.
-# - Only `call_soon_threadsafe` (and `run_coroutine_threadsafe`) may reach a loop from
-#   another thread. Stop the loop with it, join the thread with a timeout, close the loop.
+# - To schedule work on a loop from another thread, use only `call_soon_threadsafe` (or
+#   `run_coroutine_threadsafe`). Stop the loop with it, join the thread with a timeout, close the loop.
 #
 # **What's next.** [Part III](../book/parts/slime.md) is chapter 14, which goes back to slime
 # and follows one agent task from creation to cleanup, using everything so far.

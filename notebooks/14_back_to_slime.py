@@ -218,10 +218,9 @@ assert child.returncode == 0
 # Every step is something earlier chapters taught. The new question is whether the pieces
 # still clean up when they are combined and something goes wrong in the middle. The course
 # rebuilds the chain in miniature as `agent_task`, with the work scaled down from slime's
-# minutes to hundredths of a second. The first folded cell below holds the helpers it calls,
-# its time limits and the instruments that record a run; the second holds `agent_task` as it
-# runs. Under them is its code, without the one line that draws the harness step on the
-# timeline.
+# minutes to hundredths of a second. The folded set-up holds the helpers it calls, its time
+# limits and the instruments that record a run. Then comes `agent_task` itself, without the
+# one line that draws the harness step on the timeline (the fold above it shows that line).
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the set-up: the helpers agent_task calls, the time limits, the sandbox model, the instruments"}
 BOOT_LIMIT = 2
@@ -392,7 +391,7 @@ async def agent_task(task: str, fault: str, permits: asyncio.Semaphore,
         await drop_session(task)
 
 
-# %% tags=["hide-input"] mystnb={"code_prompt_show": "Show how this listing is made"}
+# %% tags=["remove-input"]
 from IPython.display import Markdown, display
 
 from lab_snippets.showcode import source_lines
@@ -527,14 +526,8 @@ def draw_batch():
 
 # %% [markdown]
 # The lesson in the cell below is four steps: start the seven tasks (t7 first), cancel t6,
-# gather the outcomes with `return_exceptions=True`, print them. The other lines are the
-# course's scaffolding, and you can skip them. In the order they come:
-#
-# - the `wait_for(t6_child_started.wait(), ...)` and the `sleep(0.1)` after it time t6's
-#   cancel;
-# - `bound`, a task's guard plus the time to reap a killed child, bounds the wait;
-# - the `finally` marked `instrument` leaves no task behind;
-# - `draw_batch()` draws the run.
+# gather the outcomes with `return_exceptions=True`, print them. The other lines time t6's
+# cancel, bound the waits, clean up and draw: you can skip them.
 #
 # What meets each task (`faults` and `options` above; every guard not listed is
 # `guard_for(budget)`, far longer than anything its task waits for):
@@ -597,7 +590,14 @@ held = draw_batch()  # the timeline, then what was held
 #   it propagates, and t6's caller got the `CancelledError` once the `finally` had dropped the
 #   session.
 #
-# The first figure is the timeline (one lane per task, lettered by step); the second counts
+# One catch in the first clause: `except TimeoutError` catches *any* `TimeoutError` raised
+# inside the guard, so an inner timeout (the grader's `EVAL_TIMEOUT`, the child's start or
+# reap timeout) would also be reported as a wall-clock timeout. slime's step 6 has the same
+# shape.
+#
+# The first figure is the timeline (one lane per task, lettered by step). A bar's colour is
+# its step's state, set once for the whole step: H is blue ("running") from start to end,
+# though the task mostly awaits its child there (t4's hung child too). The second counts
 # what the registry says is held, one row per kind, over the same time axis. Whatever
 # happened, every task gave back everything it took, in the nested order: in the second
 # figure every row returns to zero. And the boot permits never exceed two, although t7
@@ -688,7 +688,8 @@ BOOT_INSTRUMENTS = ("asked = ", "tl.add(", "registry.held(", "phase(task, \"C\""
 show_listing(boot_sandbox, instruments=BOOT_INSTRUMENTS, plain=True)
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show boot_sandbox as it runs, with its instrument lines"}
-# BOOT_INSTRUMENTS (set above the listing): marks of the lines that only draw or record
+# the marks that pick out the lines that only draw or record (the listing above hides them)
+BOOT_INSTRUMENTS = ("asked = ", "tl.add(", "registry.held(", "phase(task, \"C\"")
 show_listing(boot_sandbox, instruments=BOOT_INSTRUMENTS)  # marks the instrument lines
 
 # %% [markdown]
@@ -863,10 +864,11 @@ print(f"✓ the poll answered {mean_poll / POLL:.0%} of an interval late on aver
 # %% [markdown]
 # :::{dropdown} Why
 #
-# An agent finishes at any moment between two looks, so the loop finds it late by the share
-# of an interval on the last printed line, a little over half: each look also comes a little late, as
-# each sleep starts after the previous check and ends a little late, more so on a busy
-# machine. In slime the interval is 5 s: a finished agent keeps its sandbox up about 2.5 s longer on average, up to 5 s. Against
+# An agent finishes at any moment between two looks, so on average the loop finds it half
+# an interval late. The last printed line shows a little over half, because each look also
+# starts a little late: each sleep begins after the previous check, and a sleep ends a
+# little after its time, more so on a busy machine. In slime the interval is 5 s: a finished
+# agent keeps its sandbox up about 2.5 s longer on average, up to 5 s. Against
 # an agent budget of minutes that is small, and slime pays it on purpose: the docstring of
 # `_await_done_marker` says the short polls keep the sandbox alive against idle garbage
 # collection. A step that owns its child can wait on the child itself, as Exercise 14.1
@@ -878,12 +880,19 @@ print(f"✓ the poll answered {mean_poll / POLL:.0%} of an interval late on aver
 # ## Why the harness step reads the pipe
 #
 # Once the child has ended, the step reads its output with `communicate()`, and so does
-# `MiniSandbox.close`. Reading matters: a pipe holds only so much (64 KiB on Linux, plus up
-# to about 384 KiB that asyncio reads ahead into its own buffer: it stops reading once it
-# holds more than 128 KiB, and one read takes up to 256 KiB). Once both are full, a child
+# `MiniSandbox.close`. Reading matters: a pipe holds only so much, roughly 450 KiB in all
+# on Linux, between the OS pipe and asyncio's own buffer. Once both are full, a child
 # that writes more is blocked in its write until someone reads. `wait()` reads nothing, so a
 # parent that only waits for a chatty child's end can wait for ever; `communicate()` reads
 # while it waits. The fold below shows it with a child that writes 1 MB.
+#
+# :::{dropdown} Where the 450 KiB comes from
+#
+# The OS pipe holds 64 KiB on Linux. asyncio reads ahead into its own buffer: it stops
+# reading once the buffer holds more than 128 KiB, and one read takes up to 256 KiB, so the
+# buffer can hold up to 384 KiB. 64 + 384 = 448 KiB.
+#
+# :::
 
 # %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show a run: a parent that only waits for a child that writes 1 MB"}
 chatty_command = [sys.executable, "-c", "import sys; sys.stdout.buffer.write(b'x' * 10**6)"]
@@ -922,8 +931,8 @@ finally:  # whatever happened, no child is left behind
 # Implement `run_harness_owned` with the same signature and results as `run_harness`:
 #
 # 1. start the harness in the sandbox: `proc = await sandbox.start(harness_command(task, work, hang=hang, max_life=3))`;
-# 2. wait for its end without polling (`asyncio.timeout`), at most `budget` seconds from
-#    when `sandbox.start` returns (unlike `run_harness`, do not wait for a "started" line:
+# 2. wait for its end with `communicate()`, bounded by `asyncio.timeout(budget)` from
+#    when `sandbox.start` returns (no polling; no "started" line to wait for:
 #    `communicate()` reads it with the rest);
 # 3. if it finished, return `(proc.returncode, diff)`, with the diff from `parse_result`
 #    (or `None`);
@@ -1334,10 +1343,10 @@ finally:
 #
 # Here is the real chain, in slime's coding-agent example (`examples/coding_agent_rl/`). After
 # checking the instance (or returning an aborted sample at once) it opens the adapter session,
-# step 1. The quotes below take steps 2 to 6 in order: the guard, which encloses the rest; the
-# boot; the harness, with the budget helper `_await_done_marker` that our `run_harness`
-# copies; the evaluation; the end, where failures become aborted samples and the session is
-# dropped. Every use of these mechanisms in slime is listed in the
+# step 1. Below, step 2 is quoted first: the guard, which encloses the rest. Steps 3 to 5
+# (the boot; the harness, with the budget helper `_await_done_marker` that our
+# `run_harness` copies; the evaluation) are in the fold after it. Last comes step 6, the
+# end, where failures become aborted samples and the session is dropped. Every use of these mechanisms in slime is listed in the
 # [source inventory](../book/reference/inventory.md); *What does a five-second poll cost?*
 # measured that helper's poll. To pick what to read:
 #
@@ -1354,17 +1363,10 @@ from lab_snippets.sites import show_call_site
 
 show_call_site("14")
 
-
-# %% tags=["remove-input"]
+# %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show slime's steps 3 to 5: the boot, the harness and its budget, the evaluation"}
 show_call_site("14b")
-
-# %% tags=["remove-input"]
 show_call_site("14c")
-
-# %% tags=["remove-input"]
 show_call_site("14d")
-
-# %% tags=["remove-input"]
 show_call_site("14e")
 
 # %% tags=["remove-input"]

@@ -329,7 +329,7 @@ print(f"✓ with notify_all the producer put its second item at once; with notif
 # 1. Both consumers wait on the empty slot. Slot: empty. Waiting: consumer 1, consumer 2.
 # 2. The producer puts item 1; `notify` wakes consumer 1. Slot: item 1. Waiting: consumer 2.
 # 3. Still in its `with cond:` block, the producer waits for room for item 2: its `wait_for`
-#    lets the lock go and puts it at the back of the queue. Slot: item 1. Waiting:
+#    lets the lock go and puts the producer at the back of the queue. Slot: item 1. Waiting:
 #    consumer 2, the **producer**.
 # 4. Consumer 1 takes item 1; `notify` wakes the front of the queue, consumer 2. Slot: empty.
 #    Waiting: the **producer**.
@@ -516,6 +516,44 @@ print("✓ the cancelled timer never called its function, and its thread ended a
 # calls `fn` itself; `cancel()` sets that event. So `fn` ran in the timer's own thread, not
 # the main one, and needs the same locking as any other thread's code; and the cancelled
 # timer never called its function, its thread ending right after `cancel()`, not after 2 s.
+#
+# :::
+#
+# **Predict.** That cancel came before the delay ran out. What if `cancel()` comes once `fn`
+# has already started: does it stop `fn`, raise, or do nothing? Below, `fn` signals when it
+# has begun, the notebook cancels the timer, and only then lets `fn` finish.
+
+# %% tags=["hide-output"] mystnb={"code_prompt_show": "Show the answer"}
+began, may_finish = threading.Event(), threading.Event()
+late_calls: list[str] = []
+
+
+def slow_fn() -> None:
+    began.set()
+    may_finish.wait(timeout=2)
+    late_calls.append("finished")
+
+
+late_timer = threading.Timer(0.01, slow_fn)
+late_timer.start()
+began.wait(timeout=2)  # fn is now running, in the timer's thread
+late_timer.cancel()  # after fn started
+may_finish.set()
+late_timer.join(timeout=2)
+print("after a late cancel(), fn still ran to its end:", late_calls)
+
+# %% tags=["hide-cell"] mystnb={"code_prompt_show": "Show the check"}
+assert began.is_set() and not late_timer.is_alive(), "the timer's thread ended"
+assert late_calls == ["finished"], "a cancel() once fn runs does not stop it"
+print("✓ cancel() after fn had started neither stopped fn nor raised")
+
+# %% [markdown]
+# :::{dropdown} Why
+#
+# `cancel()` only sets the event the timer waits on *before* it calls `fn`. Once `fn` runs,
+# nothing looks at that event again, so a late `cancel()` silently does nothing. To stop
+# work that is under way, `fn` has to check a stop signal of its own, which is what the
+# periodic loops below do.
 #
 # :::
 #

@@ -55,6 +55,29 @@ figure_style()
 SPAWN = multiprocessing.get_context("spawn")
 WORKER_MODULE = [sys.executable, "-m", "lab_snippets.proc_workers"]
 
+# %% [markdown]
+# The first experiment's parent starts a worker by `spawn` (`SPAWN` is that `multiprocessing` context).
+# Here is the worker's whole code, `consume_until_stop`: it squares the numbers it takes from
+# a queue until it reads the stop message `None`, puts `"done"` on the results queue, then
+# spends `linger` seconds (0.15 below) on what a real worker does last, such as flushing and
+# closing. It lives in the course's worker module, because a `spawn` child imports its target
+# by name and cannot find a function defined in a notebook.
+
+# %% tags=["remove-input"]
+show_source(consume_until_stop)
+
+# %% [markdown]
+# Its last line sleeps for `linger` seconds; the `_bounded(...)` around it is only a safety
+# cap, so that no worker outlives a broken run.
+#
+# The parent, `read_results_then_join`, starts the worker, sends it five numbers and the stop
+# message and reads results until `"done"`. The notebook then pauses until the worker exits;
+# after that, the parent is busy for 0.3 s before `join`.
+#
+# To see those moments, the program as it runs calls `looks`, a watcher that asks `psutil`
+# about the worker's pid from outside and writes each moment on a timeline. Both are folded;
+# the plain program comes after them.
+
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show looks and the two helpers it calls to ask psutil about a pid"}
 def is_running(pid: int) -> bool:
     """True while `pid` exists and has not exited."""
@@ -99,26 +122,6 @@ class Looks:
     def join_returned(self) -> None:
         tl.mark("queue consumer: join() returned")
 
-
-# %% [markdown]
-# The first experiment's parent starts a worker by `spawn` (`SPAWN` is that `multiprocessing` context).
-# Here is the worker's whole code, `consume_until_stop`: it squares the numbers it takes from
-# a queue until it reads the stop message `None`, puts `"done"` on the results queue, then
-# spends `linger` seconds (0.15 below) on what a real worker does last, such as flushing and
-# closing. It lives in the course's worker module, because a `spawn` child imports its target
-# by name and cannot find a function defined in a notebook.
-
-# %% tags=["remove-input"]
-show_source(consume_until_stop)
-
-# %% [markdown]
-# Its last line sleeps for `linger` seconds; the `_bounded(...)` around it is only a safety
-# cap, so that no worker outlives a broken run.
-#
-# The parent, `read_results_then_join`, starts the worker, sends it five numbers and the stop
-# message and reads results until `"done"`. The run then waits until the worker has exited,
-# so that what follows counts from the exit: the parent is busy elsewhere for 0.3 s, then
-# calls `join`. Here is its code:
 
 # %% tags=["hide-input"] mystnb={"code_prompt_show": "Show the program as it runs, with the lines that look at the worker"}
 # The lines that call `looks` (folded above) only look at the worker from outside, through
@@ -292,10 +295,14 @@ print("✓ 0, the worker's own status, and minus the signal number")
 #
 # **Predict.** The next worker ignores SIGTERM. The parent calls `terminate()`, gives the
 # worker 0.2 s of grace with `join(timeout=0.2)`, asks `is_alive()`, then calls `kill()` and
-# `join` again. How does the parent find out that the worker survived `terminate()`: does
-# `terminate()` raise or return something, does `join(timeout=0.2)` raise when the grace runs
-# out, or does only the later look with `is_alive()` tell? (`is_alive()` only looks: it never
-# ends a process, though if the process has already exited, it reaps it.)
+# `join` again. How does the parent find out that the worker survived `terminate()`?
+#
+# - `terminate()` raises, or returns something;
+# - `join(timeout=0.2)` raises when the grace runs out;
+# - only the later look with `is_alive()` tells.
+#
+# (`is_alive()` only looks: it never ends a process; if the process has already exited, it
+# reaps it.)
 #
 # Below is the worker's whole code: one call to `signal.signal` that ignores SIGTERM, then
 # `_announce(ready)`, which sends "ready" through a pipe, and a sleep. When "ready" arrives,
@@ -430,9 +437,9 @@ print("✓ the child ran on past the timeout; killed, it was a zombie until comm
 # ## Measure: the three lifecycles side by side
 #
 # This section runs nothing new: it measures on the marks the three experiments above left on
-# `tl`. One panel per lifecycle; each panel shows its own stretch of the time axis (seconds
-# since the first experiment started; the axis is labelled under the last panel), all three
-# at one scale, so a tenth of a second is as wide in every panel. Blue is the process
+# `tl`. One panel per lifecycle. Each panel has its own start time but the same scale (the
+# axis, in seconds since the first experiment started, is labelled under the last panel).
+# Blue is the process
 # **running**, purple its **cleanup**, light green a **zombie** (exited, waiting to be
 # reaped); the ticks mark the moments, most of them the parent's calls. The folded
 # cell below holds the plotting code, `draw_lifecycles()`.
