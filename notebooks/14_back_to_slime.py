@@ -1345,7 +1345,7 @@ finally:
 # checking the instance (or returning an aborted sample at once) it opens the adapter session,
 # step 1. Below, step 2 is quoted first: the guard, which encloses the rest. Steps 3 to 5
 # (the boot; the harness, with the budget helper `_await_done_marker` that our
-# `run_harness` copies; the evaluation) are in the fold after it. Last comes step 6, the
+# `run_harness` copies; the evaluation) follow it. Last comes step 6, the
 # end, where failures become aborted samples and the session is dropped. Every use of these mechanisms in slime is listed in the
 # [source inventory](../book/reference/inventory.md); *What does a five-second poll cost?*
 # measured that helper's poll. To pick what to read:
@@ -1363,10 +1363,16 @@ from lab_snippets.sites import show_call_site
 
 show_call_site("14")
 
-# %% tags=["remove-input", "hide-output"] mystnb={"code_prompt_show": "Show slime's steps 3 to 5: the boot, the harness and its budget, the evaluation"}
+# %% tags=["remove-input"]
 show_call_site("14b")
+
+# %% tags=["remove-input"]
 show_call_site("14c")
+
+# %% tags=["remove-input"]
 show_call_site("14d")
+
+# %% tags=["remove-input"]
 show_call_site("14e")
 
 # %% tags=["remove-input"]
